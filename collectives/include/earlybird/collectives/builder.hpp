@@ -1,0 +1,66 @@
+// Builder: algorithms record steps in program order; the Builder derives every
+// dependency from read/write hazards on slots.
+//
+// Hazards, per (rank, buffer, element):
+//   read-after-write   a step that reads depends on the last writer;
+//   write-after-write  a step that writes depends on the last writer;
+//   write-after-read   a step that writes depends on every reader since the
+//                      last write. Across ranks this is the acknowledgement RMA
+//                      scratch reuse needs: a peer's put into my scratch waits
+//                      until my reduce has consumed what was there.
+// An edge between steps of different owners becomes a Notification (a flag in
+// the target's window); the Builder numbers flags per receiving rank.
+// Steps over empty ranges move nothing and are dropped.
+#pragma once
+
+#include <earlybird/collectives/schedule.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace earlybird::coll {
+
+class Builder {
+ public:
+  static constexpr StepId kNoStep = ~StepId{0};
+
+  Builder(std::string algorithm, int ranks, std::size_t count);
+  ~Builder();
+  Builder(Builder&&) noexcept;
+  Builder& operator=(Builder&&) noexcept;
+
+  int ranks() const { return ranks_; }
+  std::size_t count() const { return count_; }
+
+  // Copies src (local to its rank) into dst, which must be a peer's scratch.
+  StepId put(Slot src, Slot dst);
+  // Pulls src (a peer's scratch) into dst (local to its rank).
+  StepId get(Slot src, Slot dst);
+  // dst = dst (op) src, both on one rank.
+  StepId reduce(Slot dst, Slot src);
+  // dst = src, both on one rank.
+  StepId copy(Slot dst, Slot src);
+
+  // Every rank copies input into output: the conventional first step of an
+  // allreduce-like schedule. Input is read here only, so in-place calls (input
+  // aliasing output) are safe; the runtime skips the copy when they alias.
+  void copy_input_to_output();
+
+  Schedule finish() &&;
+
+ private:
+  struct Tracker;
+  StepId add(Step step, const Slot& read_a, const Slot* read_b, const Slot& write);
+  void check_slot(const Slot& slot, const char* what) const;
+
+  std::string algorithm_;
+  int ranks_;
+  std::size_t count_;
+  std::vector<Step> steps_;
+  std::vector<std::vector<StepId>> deps_;
+  std::unique_ptr<Tracker> tracker_;
+};
+
+}  // namespace earlybird::coll

@@ -1,0 +1,43 @@
+// RankPlan: the projection of a Schedule onto one rank, in the form the
+// runtime's executor consumes. Local dependencies become successor lists and
+// wait counters; cross-rank dependencies become flags this rank waits for
+// (in its own window) and notifications it raises in peers' windows.
+#pragma once
+
+#include <earlybird/collectives/schedule.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace earlybird::coll {
+
+struct PlanStep {
+  StepKind kind = StepKind::copy;
+  int peer = -1;  // virtual rank on the far side of a transfer, -1 for local steps
+  Buffer src_buffer = Buffer::output;
+  Buffer dst_buffer = Buffer::output;
+  Range src;
+  Range dst;
+  std::uint32_t waits = 0;  // local predecessors + flags to see before it may run
+  std::uint32_t succ_begin = 0, succ_end = 0;  // into RankPlan::successors
+  std::uint32_t note_begin = 0, note_end = 0;  // into RankPlan::notes
+};
+
+struct RankPlan {
+  std::string algorithm;
+  int rank = 0;   // virtual rank
+  int ranks = 0;
+  std::size_t count = 0;
+  std::size_t scratch_elems = 0;
+  std::vector<PlanStep> steps;              // in program order
+  std::vector<std::uint32_t> successors;    // local step indices
+  std::vector<Notification> notes;          // raised after a step completes
+  std::uint32_t flags = 0;                  // flags this rank receives
+  std::vector<std::uint32_t> release_begin; // flag f releases release[release_begin[f] .. release_begin[f+1])
+  std::vector<std::uint32_t> release;
+};
+
+RankPlan project(const Schedule& schedule, int rank);
+
+}  // namespace earlybird::coll

@@ -1,0 +1,83 @@
+// allreduce_ring — reduce-scatter around a ring, then allgather around it.
+//
+// Cost (Hockney, m bytes per rank):
+//   2(P-1) alpha + 2((P-1)/P) beta m + ((P-1)/P) gamma m
+//   per rank: 2(P-1) puts, 2(count - |one chunk|) elements sent, rounds 2(P-1).
+// Bandwidth-optimal; latency grows linearly in P, so it loses to recursive
+// doubling for small vectors.
+//
+// Limitations:
+//   - needs a commutative op: chunk c is combined starting at rank c, in ring
+//     order c, c+1, ..., c-1, which is not rank order for c > 0.
+//   - scratch: 2(P-1) chunk slots per rank (no slot reuse, so no acknowledgement
+//     flags); vectors larger than the window run in batches (runtime).
+//   - count < P leaves some chunks empty; their steps are dropped.
+//
+// Schedule (virtual ranks, P chunks c0..c(P-1), next = r+1 mod P):
+//   reduce-scatter round k = 0..P-2: r puts chunk (r-k) to next's scratch slot k,
+//     next reduces it into its output chunk;
+//   allgather round k = 0..P-2: r puts chunk (r+1-k) to next's scratch slot
+//     P-1+k, next copies it into its output chunk.
+//
+// State for P = 4 (what each rank holds after the round; "c1:1-3" = chunk 1
+// reduced over ranks 1..3 in ring order):
+//   round      rank 0     rank 1     rank 2     rank 3
+//   rs k=0     c3:3,0     c0:0,1     c1:1,2     c2:2,3
+//   rs k=1     c2:2-0     c3:3-1     c0:0-2     c1:1-3
+//   rs k=2     c1:all     c2:all     c3:all     c0:all
+//   ag k=0     +c0        +c1        +c2        +c3
+//   ag k=1     +c3        +c0        +c1        +c2
+//   ag k=2     +c2        +c3        +c0        +c1   (every rank: all chunks)
+#include "ring_phases.hpp"
+
+#include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/partition.hpp>
+
+namespace earlybird::coll {
+namespace detail {
+namespace {
+
+int ring_mod(int value, int p) { return ((value % p) + p) % p; }
+
+// One ring round: every rank r sends chunk `chunk_of(r)` to r+1, into scratch
+// slot `slot`; the receiver reduces it (reduce == true) or copies it.
+template <class ChunkOf>
+void ring_round(Builder& b, std::size_t segment_elems, int slot, bool reduce, ChunkOf chunk_of) {
+  const int p = b.ranks();
+  const std::size_t slot_elems = max_chunk(b.count(), p);
+  for (int r = 0; r < p; ++r) {
+    const int next = (r + 1) % p;
+    const Range whole = chunk(b.count(), p, chunk_of(r));
+    for (const Range seg : segments(whole, segment_elems)) {
+      const Slot scratch{next, Buffer::scratch,
+                         {static_cast<std::size_t>(slot) * slot_elems + (seg.begin - whole.begin), seg.count}};
+      const Slot out{next, Buffer::output, seg};
+      b.put({r, Buffer::output, seg}, scratch);
+      if (reduce)
+        b.reduce(out, scratch);
+      else
+        b.copy(out, scratch);
+    }
+  }
+}
+
+}  // namespace
+
+void ring_allreduce_phases(Builder& b, std::size_t segment_elems) {
+  const int p = b.ranks();
+  for (int k = 0; k < p - 1; ++k)
+    ring_round(b, segment_elems, k, true, [&](int r) { return ring_mod(r - k, p); });
+  for (int k = 0; k < p - 1; ++k)
+    ring_round(b, segment_elems, p - 1 + k, false, [&](int r) { return ring_mod(r + 1 - k, p); });
+}
+
+}  // namespace detail
+
+Schedule allreduce_ring(int ranks, std::size_t count) {
+  Builder b("allreduce_ring", ranks, count);
+  b.copy_input_to_output();
+  detail::ring_allreduce_phases(b, 0);
+  return std::move(b).finish();
+}
+
+}  // namespace earlybird::coll

@@ -1,0 +1,177 @@
+#include <earlybird/collectives/builder.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace earlybird::coll {
+namespace {
+
+// Who last wrote an element range, and who read it since.
+struct Access {
+  StepId last_writer = Builder::kNoStep;
+  std::vector<StepId> readers;
+};
+
+// Disjoint intervals covering [0, inf), each with its Access record. Intervals
+// are split lazily at the boundaries of the slots that touch them.
+class IntervalMap {
+ public:
+  IntervalMap() { by_begin_.emplace(0, Access{}); }
+
+  template <class Visit>
+  void for_each(Range range, Visit visit) {
+    split_at(range.begin);
+    split_at(range.end());
+    for (auto it = by_begin_.find(range.begin); it != by_begin_.end() && it->first < range.end(); ++it)
+      visit(it->second);
+  }
+
+ private:
+  void split_at(std::size_t at) {
+    auto it = std::prev(by_begin_.upper_bound(at));
+    if (it->first != at) by_begin_.emplace_hint(std::next(it), at, it->second);
+  }
+  std::map<std::size_t, Access> by_begin_;
+};
+
+}  // namespace
+
+struct Builder::Tracker {
+  explicit Tracker(int ranks) : maps(static_cast<std::size_t>(ranks) * 3) {}
+  IntervalMap& of(const Slot& slot) {
+    return maps[static_cast<std::size_t>(slot.rank) * 3 + static_cast<std::size_t>(slot.buffer)];
+  }
+  std::vector<IntervalMap> maps;
+};
+
+Builder::Builder(std::string algorithm, int ranks, std::size_t count)
+    : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count) {
+  if (ranks < 1) throw std::invalid_argument("Builder: ranks must be >= 1");
+  tracker_ = std::make_unique<Tracker>(ranks);
+}
+Builder::~Builder() = default;
+Builder::Builder(Builder&&) noexcept = default;
+Builder& Builder::operator=(Builder&&) noexcept = default;
+
+void Builder::check_slot(const Slot& slot, const char* what) const {
+  auto fail = [&](const std::string& why) {
+    throw std::logic_error(algorithm_ + ": " + what + " slot " + why);
+  };
+  if (slot.rank < 0 || slot.rank >= ranks_) fail("names rank " + std::to_string(slot.rank));
+  if (slot.buffer != Buffer::scratch && slot.range.end() > count_)
+    fail("runs past the vector (" + std::to_string(slot.range.end()) + " > " +
+         std::to_string(count_) + ")");
+}
+
+StepId Builder::put(Slot src, Slot dst) {
+  if (src.range.empty()) return kNoStep;
+  if (dst.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": put must target scratch");
+  if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": put to self");
+  return add({StepKind::put, src.rank, src, dst}, src, nullptr, dst);
+}
+
+StepId Builder::get(Slot src, Slot dst) {
+  if (src.range.empty()) return kNoStep;
+  if (src.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": get must read scratch");
+  if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": get from self");
+  return add({StepKind::get, dst.rank, src, dst}, src, nullptr, dst);
+}
+
+StepId Builder::reduce(Slot dst, Slot src) {
+  if (src.range.empty()) return kNoStep;
+  if (src.rank != dst.rank) throw std::logic_error(algorithm_ + ": reduce across ranks");
+  return add({StepKind::reduce, dst.rank, src, dst}, src, &dst, dst);
+}
+
+StepId Builder::copy(Slot dst, Slot src) {
+  if (src.range.empty()) return kNoStep;
+  if (src.rank != dst.rank) throw std::logic_error(algorithm_ + ": copy across ranks");
+  return add({StepKind::copy, dst.rank, src, dst}, src, nullptr, dst);
+}
+
+void Builder::copy_input_to_output() {
+  for (int r = 0; r < ranks_; ++r)
+    copy({r, Buffer::output, {0, count_}}, {r, Buffer::input, {0, count_}});
+}
+
+StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slot& write) {
+  check_slot(read_a, "source");
+  check_slot(write, "destination");
+  if (write.buffer == Buffer::input) throw std::logic_error(algorithm_ + ": writes the input buffer");
+  if (read_a.range.count != write.range.count)
+    throw std::logic_error(algorithm_ + ": source and destination differ in length");
+
+  const auto id = static_cast<StepId>(steps_.size());
+  std::vector<StepId> deps;
+  auto after_writer = [&](Access& a) {
+    if (a.last_writer != kNoStep) deps.push_back(a.last_writer);
+  };
+  tracker_->of(read_a).for_each(read_a.range, after_writer);
+  if (read_b) tracker_->of(*read_b).for_each(read_b->range, after_writer);
+  tracker_->of(write).for_each(write.range, [&](Access& a) {
+    after_writer(a);
+    deps.insert(deps.end(), a.readers.begin(), a.readers.end());
+  });
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+
+  tracker_->of(read_a).for_each(read_a.range, [&](Access& a) { a.readers.push_back(id); });
+  tracker_->of(write).for_each(write.range, [&](Access& a) {
+    a.last_writer = id;
+    a.readers.clear();
+  });
+  steps_.push_back(step);
+  deps_.push_back(std::move(deps));
+  return id;
+}
+
+Schedule Builder::finish() && {
+  Schedule s;
+  s.algorithm_ = std::move(algorithm_);
+  s.ranks_ = ranks_;
+  s.count_ = count_;
+  const std::size_t n = steps_.size();
+  const auto ranks = static_cast<std::size_t>(ranks_);
+
+  s.dep_begin_.reserve(n + 1);
+  s.dep_begin_.push_back(0);
+  // (source step, receiving rank) pairs: one notification each.
+  std::vector<std::pair<StepId, int>> edges;
+  for (std::size_t t = 0; t < n; ++t) {
+    for (StepId d : deps_[t]) {
+      s.dep_ids_.push_back(d);
+      if (steps_[d].owner != steps_[t].owner) edges.emplace_back(d, steps_[t].owner);
+    }
+    s.dep_begin_.push_back(s.dep_ids_.size());
+    std::vector<StepId>().swap(deps_[t]);
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+
+  s.flag_count_.assign(ranks, 0);
+  s.note_begin_.assign(n + 1, 0);
+  s.note_list_.reserve(edges.size());
+  std::size_t e = 0;
+  for (std::size_t step = 0; step < n; ++step) {
+    s.note_begin_[step] = s.note_list_.size();
+    for (; e < edges.size() && edges[e].first == step; ++e) {
+      const int target = edges[e].second;
+      s.note_list_.push_back({target, s.flag_count_[static_cast<std::size_t>(target)]++});
+    }
+  }
+  s.note_begin_[n] = s.note_list_.size();
+
+  s.scratch_elems_.assign(ranks, 0);
+  for (const Step& step : steps_)
+    for (const Slot* slot : {&step.src, &step.dst})
+      if (slot->buffer == Buffer::scratch) {
+        auto& high = s.scratch_elems_[static_cast<std::size_t>(slot->rank)];
+        high = std::max(high, slot->range.end());
+      }
+  s.steps_ = std::move(steps_);
+  return s;
+}
+
+}  // namespace earlybird::coll

@@ -1,0 +1,73 @@
+#include <earlybird/collectives/plan.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace earlybird::coll {
+namespace {
+
+constexpr std::uint32_t kNotLocal = ~std::uint32_t{0};
+
+std::uint32_t flag_for(const Schedule& schedule, StepId source, int target) {
+  for (const Notification& n : schedule.notifications(source))
+    if (n.target == target) return n.flag;
+  throw std::logic_error("project: cross-rank dependency without a notification");
+}
+
+}  // namespace
+
+RankPlan project(const Schedule& schedule, int rank) {
+  RankPlan plan;
+  plan.algorithm = schedule.algorithm();
+  plan.rank = rank;
+  plan.ranks = schedule.ranks();
+  plan.count = schedule.count();
+  plan.scratch_elems = schedule.scratch_elems(rank);
+  plan.flags = schedule.flag_count(rank);
+
+  const auto steps = schedule.steps();
+  std::vector<std::uint32_t> local(steps.size(), kNotLocal);
+  std::vector<std::vector<std::uint32_t>> succ;
+  std::vector<std::vector<std::uint32_t>> by_flag(plan.flags);
+
+  for (StepId g = 0; g < steps.size(); ++g) {
+    const Step& s = steps[g];
+    if (s.owner != rank) continue;
+    const auto me = static_cast<std::uint32_t>(plan.steps.size());
+    local[g] = me;
+    PlanStep p;
+    p.kind = s.kind;
+    p.peer = s.peer();
+    p.src_buffer = s.src.buffer;
+    p.dst_buffer = s.dst.buffer;
+    p.src = s.src.range;
+    p.dst = s.dst.range;
+    for (StepId d : schedule.deps(g)) {
+      ++p.waits;
+      if (steps[d].owner == rank)
+        succ[local[d]].push_back(me);
+      else
+        by_flag[flag_for(schedule, d, rank)].push_back(me);
+    }
+    p.note_begin = static_cast<std::uint32_t>(plan.notes.size());
+    const auto notes = schedule.notifications(g);
+    plan.notes.insert(plan.notes.end(), notes.begin(), notes.end());
+    p.note_end = static_cast<std::uint32_t>(plan.notes.size());
+    plan.steps.push_back(p);
+    succ.emplace_back();
+  }
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    plan.steps[i].succ_begin = static_cast<std::uint32_t>(plan.successors.size());
+    plan.successors.insert(plan.successors.end(), succ[i].begin(), succ[i].end());
+    plan.steps[i].succ_end = static_cast<std::uint32_t>(plan.successors.size());
+  }
+  plan.release_begin.reserve(by_flag.size() + 1);
+  for (const auto& released : by_flag) {
+    plan.release_begin.push_back(static_cast<std::uint32_t>(plan.release.size()));
+    plan.release.insert(plan.release.end(), released.begin(), released.end());
+  }
+  plan.release_begin.push_back(static_cast<std::uint32_t>(plan.release.size()));
+  return plan;
+}
+
+}  // namespace earlybird::coll
