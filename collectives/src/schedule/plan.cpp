@@ -24,11 +24,14 @@ RankPlan project(const Schedule& schedule, int rank) {
   plan.count = schedule.count();
   plan.scratch_elems = schedule.scratch_elems(rank);
   plan.flags = schedule.flag_count(rank);
+  plan.max_scratch_elems = schedule.max_scratch_elems();
+  plan.max_flags = schedule.max_flag_count();
 
   const auto steps = schedule.steps();
   std::vector<std::uint32_t> local(steps.size(), kNotLocal);
   std::vector<std::vector<std::uint32_t>> succ;
   std::vector<std::vector<std::uint32_t>> by_flag(plan.flags);
+  plan.flag_source.assign(plan.flags, -1);
 
   for (StepId g = 0; g < steps.size(); ++g) {
     const Step& s = steps[g];
@@ -46,8 +49,11 @@ RankPlan project(const Schedule& schedule, int rank) {
       ++p.waits;
       if (steps[d].owner == rank)
         succ[local[d]].push_back(me);
-      else
-        by_flag[flag_for(schedule, d, rank)].push_back(me);
+      else {
+        const std::uint32_t flag = flag_for(schedule, d, rank);
+        by_flag[flag].push_back(me);
+        plan.flag_source[flag] = steps[d].owner;
+      }
     }
     p.note_begin = static_cast<std::uint32_t>(plan.notes.size());
     const auto notes = schedule.notifications(g);

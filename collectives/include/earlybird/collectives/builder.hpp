@@ -15,6 +15,7 @@
 
 #include <earlybird/collectives/schedule.hpp>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,11 +23,18 @@
 
 namespace earlybird::coll {
 
+// Which hazards become dependencies. Algorithms always use `all`.
+// `skip_write_after_read` exists only for the verifier's tests: it builds a
+// schedule that lacks its write-after-read edges, which the verifier must
+// report as a race.
+enum class Hazards : std::uint8_t { all, skip_write_after_read };
+
 class Builder {
  public:
   static constexpr StepId kNoStep = ~StepId{0};
 
   Builder(std::string algorithm, int ranks, std::size_t count);
+  Builder(std::string algorithm, int ranks, std::size_t count, Hazards hazards);
   ~Builder();
   Builder(Builder&&) noexcept;
   Builder& operator=(Builder&&) noexcept;
@@ -48,6 +56,10 @@ class Builder {
   // aliasing output) are safe; the runtime skips the copy when they alias.
   void copy_input_to_output();
 
+  // Test hook: makes `step` also depend on `on`, even against program order,
+  // so the verifier's tests can build a cycle. Algorithms never call it.
+  void add_dependency_for_tests(StepId step, StepId on);
+
   Schedule finish() &&;
 
  private:
@@ -58,6 +70,7 @@ class Builder {
   std::string algorithm_;
   int ranks_;
   std::size_t count_;
+  Hazards hazards_ = Hazards::all;
   std::vector<Step> steps_;
   std::vector<std::vector<StepId>> deps_;
   std::unique_ptr<Tracker> tracker_;

@@ -30,12 +30,17 @@ struct RankPlan {
   int ranks = 0;
   std::size_t count = 0;
   std::size_t scratch_elems = 0;
+  // Schedule-wide maxima: every rank must cut a large collective into the same
+  // batches, so batching looks at the most demanding rank, not at itself.
+  std::size_t max_scratch_elems = 0;
+  std::uint32_t max_flags = 0;
   std::vector<PlanStep> steps;              // in program order
   std::vector<std::uint32_t> successors;    // local step indices
   std::vector<Notification> notes;          // raised after a step completes
   std::uint32_t flags = 0;                  // flags this rank receives
   std::vector<std::uint32_t> release_begin; // flag f releases release[release_begin[f] .. release_begin[f+1])
   std::vector<std::uint32_t> release;
+  std::vector<int> flag_source;             // virtual rank that raises flag f
 };
 
 RankPlan project(const Schedule& schedule, int rank);

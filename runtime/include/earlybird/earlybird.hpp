@@ -1,0 +1,7 @@
+// earlybird: MPI collectives as an asynchronous task runtime over MPI-3 RMA.
+#pragma once
+
+#include <earlybird/communicator.hpp>
+#include <earlybird/future.hpp>
+#include <earlybird/runtime.hpp>
+#include <earlybird/types.hpp>

@@ -1,0 +1,47 @@
+// Runtime: earlybird's process-wide state over MPI. It initialises MPI with
+// MPI_THREAD_MULTIPLE (or adopts an MPI the caller initialised, if its thread
+// level is MPI_THREAD_MULTIPLE), starts the progress thread and hands out
+// communicators. Create one per process, after nothing else, and destroy it
+// after every Communicator it gave out.
+#pragma once
+
+#include <earlybird/communicator.hpp>
+
+#include <chrono>
+#include <memory>
+
+#include <mpi.h>
+
+namespace earlybird {
+
+struct RuntimeOptions {
+  int worker_threads = 0;           // TBB workers for reductions; 0: cores / ranks per node
+  bool bind_progress_thread = true; // bind with hwloc unless the node is oversubscribed
+  std::size_t scratch_bytes = 0;    // window scratch per lane; 0: EARLYBIRD_SCRATCH_BYTES or 8 MiB
+  std::chrono::milliseconds timeout{0};  // watchdog; 0: EARLYBIRD_TIMEOUT_MS or 120 s
+};
+
+class Runtime {
+ public:
+  // Initialises MPI if nobody has; otherwise adopts it. Throws earlybird::Error
+  // when the MPI library cannot give MPI_THREAD_MULTIPLE.
+  Runtime(int* argc, char*** argv, RuntimeOptions options = {});
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // A communicator over MPI_COMM_WORLD.
+  Communicator world();
+  // A communicator over the ranks of `comm` (duplicated; collective over comm).
+  Communicator adopt(MPI_Comm comm);
+  // Ranks sharing this node, and the reduction threads each rank gets.
+  int local_ranks() const;
+  int worker_threads() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace earlybird

@@ -1,0 +1,93 @@
+// CommCore: the state behind a Communicator handle. User threads submit
+// collectives (validated, planned and cut into batches on the caller's
+// thread); the progress thread runs them one after another, in submission
+// order, so every rank runs them in the same order.
+#pragma once
+
+#include "../exec/operation.hpp"
+#include "../progress/progress_engine.hpp"
+#include "../rma/transport.hpp"
+#include "../rma/window_layout.hpp"
+
+#include <earlybird/collectives/plan.hpp>
+#include <earlybird/communicator.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+
+namespace earlybird::detail {
+
+struct CommOptions {
+  std::size_t scratch_bytes = 8u << 20;  // per lane
+  std::size_t flags_per_lane = 1u << 16;
+  std::chrono::milliseconds timeout{120000};
+};
+
+// Reads EARLYBIRD_SCRATCH_BYTES and EARLYBIRD_TIMEOUT_MS over the defaults.
+CommOptions comm_options_from_environment();
+WindowLayout layout_for(const CommOptions& options);
+
+class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> {
+ public:
+  CommCore(std::shared_ptr<ProgressEngine> engine, std::unique_ptr<Transport> transport,
+           CommOptions options);
+  ~CommCore() override;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  Future allreduce(const void* in, void* out, std::size_t count, Datatype type, Op op,
+                   const AllreduceOptions& options);
+  std::shared_ptr<CommCore> split(int color, int key);
+  // Waits for every submitted collective, then releases the window. Collective
+  // (frees MPI objects); idempotent.
+  void close();
+
+  bool poll(bool& still_active) override;
+
+ private:
+  struct Pending {
+    std::shared_ptr<Operation> op;
+    std::shared_ptr<FutureState> future;
+    bool last_of_call = true;
+  };
+  std::shared_ptr<const coll::RankPlan> plan_for(const std::string& algorithm, std::size_t count,
+                                                 std::size_t segment_elems, std::size_t elem_bytes);
+  bool fits(const coll::RankPlan& plan, std::size_t elem_bytes) const;
+  std::size_t batch_count(const std::string& algorithm, std::size_t count, std::size_t segment_elems,
+                          std::size_t elem_bytes);
+  void submit(std::vector<Pending> items);
+  void start_next();
+  void retire();
+
+  std::shared_ptr<ProgressEngine> engine_;
+  std::unique_ptr<Transport> transport_;
+  CommOptions options_;
+  WindowLayout layout_;
+  int rank_;
+  int size_;
+  std::atomic<bool> closed_{false};
+
+  std::mutex cache_mutex_;
+  std::map<std::tuple<std::string, std::size_t, std::size_t>, std::shared_ptr<const coll::RankPlan>> cache_;
+
+  // Progress thread only.
+  std::deque<Pending> queue_;
+  Pending active_;
+  std::uint64_t next_sequence_ = 1;
+  std::string broken_;
+  std::vector<std::shared_ptr<FutureState>> drain_waiters_;
+};
+
+std::shared_ptr<FutureState> failed_future(const std::string& message);
+// Wraps a core in the shared handle Communicator holds: dropping the last copy
+// closes the communicator.
+std::shared_ptr<CommCore> user_handle(std::shared_ptr<CommCore> core);
+
+}  // namespace earlybird::detail

@@ -1,0 +1,114 @@
+#include "comm_core.hpp"
+
+#include "../rma/mpi_transport.hpp"
+#include "../topo/topology.hpp"
+
+#include <earlybird/runtime.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace earlybird {
+namespace {
+
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+  }
+  return "an unknown thread level";
+}
+
+// Open MPI picks osc/rdma for single-node windows by default; osc/sm is an
+// order of magnitude faster there (docs/design.md). Respect a user's choice.
+void prefer_shared_memory_rma() { setenv("OMPI_MCA_osc_rdma_priority", "1", 0); }
+
+int count_local_ranks() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  return local;
+}
+
+int local_rank_on_node() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int rank = 0;
+  MPI_Comm_rank(node, &rank);
+  MPI_Comm_free(&node);
+  return rank;
+}
+
+}  // namespace
+
+struct Runtime::Impl {
+  bool owns_mpi = false;
+  int local_ranks = 1;
+  int workers = 1;
+  detail::CommOptions comm_options;
+  std::shared_ptr<ProgressEngine> engine;
+  std::vector<std::weak_ptr<detail::CommCore>> cores;  // to close before MPI_Finalize
+  Communicator world;
+
+  Communicator make(MPI_Comm comm) {
+    auto transport = std::make_unique<MpiTransport>(comm, detail::layout_for(comm_options).total_bytes());
+    auto core = std::make_shared<detail::CommCore>(engine, std::move(transport), comm_options);
+    cores.push_back(core);
+    return Communicator(detail::user_handle(std::move(core)));
+  }
+};
+
+Runtime::Runtime(RuntimeOptions options) : Runtime(nullptr, nullptr, options) {}
+
+Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  int provided = MPI_THREAD_SINGLE;
+  if (!initialized) {
+    prefer_shared_memory_rma();
+    check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+    impl_->owns_mpi = true;
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  if (provided < MPI_THREAD_MULTIPLE) {
+    const std::string message = std::string("earlybird needs MPI_THREAD_MULTIPLE (its progress thread calls MPI "
+                                            "while your threads may), but the MPI library provides ") +
+                                thread_level_name(provided) +
+                                (initialized ? "; initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)"
+                                             : "; this MPI build lacks thread support");
+    if (impl_->owns_mpi) MPI_Finalize();
+    throw Error(message);
+  }
+  impl_->comm_options = detail::comm_options_from_environment();
+  if (options.scratch_bytes) impl_->comm_options.scratch_bytes = options.scratch_bytes;
+  if (options.timeout.count() > 0) impl_->comm_options.timeout = options.timeout;
+  impl_->local_ranks = count_local_ranks();
+  impl_->workers = options.worker_threads > 0 ? options.worker_threads : topo::thread_budget(impl_->local_ranks);
+  const bool oversubscribed = impl_->local_ranks > topo::core_count();
+  const char* bind_env = std::getenv("EARLYBIRD_BIND");
+  const bool bind = options.bind_progress_thread && !oversubscribed && !(bind_env && std::string(bind_env) == "0");
+  const int core = bind ? local_rank_on_node() * impl_->workers % topo::core_count() : -1;
+  impl_->engine = std::make_shared<ProgressEngine>(EngineOptions{impl_->workers, core});
+  impl_->world = impl_->make(MPI_COMM_WORLD);
+}
+
+Runtime::~Runtime() {
+  impl_->world = Communicator();
+  for (auto it = impl_->cores.rbegin(); it != impl_->cores.rend(); ++it)
+    if (auto core = it->lock()) core->close();
+  impl_->engine.reset();
+  if (impl_->owns_mpi) MPI_Finalize();
+}
+
+Communicator Runtime::world() { return impl_->world; }
+Communicator Runtime::adopt(MPI_Comm comm) { return impl_->make(comm); }
+int Runtime::local_ranks() const { return impl_->local_ranks; }
+int Runtime::worker_threads() const { return impl_->workers; }
+
+}  // namespace earlybird

@@ -1,0 +1,59 @@
+#include "comm_core.hpp"
+
+#include "../rma/inproc_transport.hpp"
+
+#include <earlybird/sim.hpp>
+
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace earlybird {
+
+struct SimWorld::Impl {
+  std::vector<std::shared_ptr<ProgressEngine>> engines;
+  std::vector<Communicator> comms;
+};
+
+SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>()) {
+  if (ranks < 1) throw Error("SimWorld: ranks must be >= 1");
+  detail::CommOptions comm_options;
+  comm_options.scratch_bytes = options.scratch_bytes;
+  comm_options.flags_per_lane = 1u << 14;
+  comm_options.timeout = options.timeout;
+  auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options).total_bytes());
+  for (int r = 0; r < ranks; ++r) {
+    auto engine = std::make_shared<ProgressEngine>(EngineOptions{options.worker_threads, -1});
+    auto core = std::make_shared<detail::CommCore>(engine, std::make_unique<InProcTransport>(fabric, r), comm_options);
+    impl_->engines.push_back(engine);
+    impl_->comms.emplace_back(detail::user_handle(std::move(core)));
+  }
+}
+
+SimWorld::~SimWorld() {
+  impl_->comms.clear();  // closes each communicator (drains its queue)
+  impl_->engines.clear();
+}
+
+int SimWorld::size() const { return static_cast<int>(impl_->comms.size()); }
+
+Communicator& SimWorld::communicator(int rank) { return impl_->comms.at(static_cast<std::size_t>(rank)); }
+
+void SimWorld::run(const std::function<void(int, Communicator&)>& body) {
+  std::mutex mutex;
+  std::exception_ptr first;
+  std::vector<std::thread> threads;
+  for (int r = 0; r < size(); ++r)
+    threads.emplace_back([&, r] {
+      try {
+        body(r, communicator(r));
+      } catch (...) {
+        std::lock_guard lock(mutex);
+        if (!first) first = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  if (first) std::rethrow_exception(first);
+}
+
+}  // namespace earlybird

@@ -1,0 +1,246 @@
+#include "operation.hpp"
+
+#include "../kernels/reduce_kernels.hpp"
+
+#include <earlybird/future.hpp>
+
+#include <cstring>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+namespace earlybird {
+namespace {
+
+using coll::Buffer;
+using coll::PlanStep;
+using coll::StepKind;
+
+// Below this many bytes a copy or reduction runs inline: a task hand-off
+// costs more than the work.
+constexpr std::size_t kInlineComputeBytes = 64 * 1024;
+// Grain for splitting one large reduction across TBB workers.
+constexpr std::size_t kSplitGrainBytes = 256 * 1024;
+
+// Steps readied while a thread is already draining its work list are queued
+// there instead of recursing: dependency chains can be thousands long.
+struct WorkItem {
+  Operation* op;
+  std::uint32_t step;
+};
+thread_local std::vector<WorkItem>* tl_work = nullptr;
+
+}  // namespace
+
+Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, OperationContext context,
+                     OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout,
+                     std::string description)
+    : plan_(std::move(plan)),
+      ctx_(context),
+      buf_(buffers),
+      elem_(size_of(buffers.type)),
+      signature_(signature & kSignatureMask),
+      timeout_(timeout),
+      description_(std::move(description)) {}
+
+void Operation::start(std::uint64_t sequence) {
+  sequence_ = sequence;
+  lane_ = static_cast<int>(sequence % WindowLayout::kLanes);
+  deadline_ = Clock::now() + timeout_;
+  const auto& steps = plan_->steps;
+  waits_ = std::make_unique<std::atomic<std::uint32_t>[]>(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) waits_[i].store(steps[i].waits, std::memory_order_relaxed);
+  remaining_.store(steps.size(), std::memory_order_relaxed);
+  unseen_flags_.resize(plan_->flags);
+  for (std::uint32_t f = 0; f < plan_->flags; ++f) unseen_flags_[f] = f;
+  for (std::uint32_t i = 0; i < steps.size(); ++i)
+    if (steps[i].waits == 0) dispatch(i);
+}
+
+bool Operation::finished() const {
+  if (inflight_tasks_.load(std::memory_order_acquire) != 0) return false;
+  return remaining_.load(std::memory_order_acquire) == 0 || failed_.load(std::memory_order_acquire);
+}
+
+std::exception_ptr Operation::error() const {
+  std::lock_guard lock(error_mutex_);
+  return error_;
+}
+
+void Operation::fail(const std::string& cause) {
+  std::lock_guard lock(error_mutex_);
+  if (error_) return;
+  error_ = std::make_exception_ptr(Error(description_ + ": " + cause));
+  failed_.store(true, std::memory_order_release);
+}
+
+std::byte* Operation::local(Buffer buffer, coll::Range range) const {
+  switch (buffer) {
+    case Buffer::input: return const_cast<std::byte*>(buf_.input) + range.begin * elem_;
+    case Buffer::output: return buf_.output + range.begin * elem_;
+    case Buffer::scratch: return ctx_.transport->window() + scratch_offset(range);
+  }
+  return nullptr;
+}
+
+std::size_t Operation::scratch_offset(coll::Range range) const {
+  return ctx_.layout.scratch_offset(lane_) + range.begin * elem_;
+}
+
+void Operation::dispatch(std::uint32_t step) {
+  if (tl_work) {
+    tl_work->push_back({this, step});
+    return;
+  }
+  std::vector<WorkItem> work{{this, step}};
+  tl_work = &work;
+  while (!work.empty()) {
+    const WorkItem item = work.back();
+    work.pop_back();
+    item.op->dispatch_now(item.step);
+  }
+  tl_work = nullptr;
+}
+
+void Operation::dispatch_now(std::uint32_t step) {
+  if (failed_.load(std::memory_order_acquire)) return;
+  const PlanStep& s = plan_->steps[step];
+  const bool transfer = s.kind == StepKind::put || s.kind == StepKind::get;
+  if (transfer && !ctx_.engine->on_progress_thread()) {
+    ctx_.engine->submit([self = shared_from_this(), step] { self->dispatch(step); });
+    return;
+  }
+  if (!transfer && s.src.count * elem_ > kInlineComputeBytes) {
+    inflight_tasks_.fetch_add(1, std::memory_order_acq_rel);
+    ctx_.engine->arena().enqueue([self = shared_from_this(), step] { self->run_compute_task(step); });
+    return;
+  }
+  try {
+    execute(s, false);
+  } catch (const std::exception& e) {
+    return fail(std::string(coll::to_string(s.kind)) + " step failed: " + e.what());
+  }
+  finish_step(step);
+}
+
+void Operation::run_compute_task(std::uint32_t step) {
+  if (!failed_.load(std::memory_order_acquire)) {
+    try {
+      execute(plan_->steps[step], true);
+      finish_step(step);
+    } catch (const std::exception& e) {
+      fail(std::string("reduction task failed: ") + e.what());
+    }
+  }
+  inflight_tasks_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+void Operation::execute(const PlanStep& s, bool may_split) {
+  const std::size_t bytes = s.src.count * elem_;
+  switch (s.kind) {
+    case StepKind::put:
+      ctx_.transport->put(real_rank(s.peer), scratch_offset(s.dst), local(s.src_buffer, s.src), bytes);
+      return;
+    case StepKind::get:
+      ctx_.transport->get(real_rank(s.peer), scratch_offset(s.src), local(s.dst_buffer, s.dst), bytes);
+      return;
+    case StepKind::copy: {
+      const std::byte* src = local(s.src_buffer, s.src);
+      std::byte* dst = local(s.dst_buffer, s.dst);
+      if (src != dst) std::memcpy(dst, src, bytes);  // in place: input aliases output
+      return;
+    }
+    case StepKind::reduce: {
+      std::byte* dst = local(s.dst_buffer, s.dst);
+      const std::byte* src = local(s.src_buffer, s.src);
+      if (!may_split || ctx_.engine->worker_threads() < 2 || bytes < 2 * kSplitGrainBytes) {
+        kernels::reduce(buf_.type, buf_.op, dst, src, s.src.count);
+        return;
+      }
+      const std::size_t grain = kSplitGrainBytes / elem_;
+      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, s.src.count, grain),
+                                [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
+                                  kernels::reduce(buf_.type, buf_.op, dst + r.begin() * elem_,
+                                                  src + r.begin() * elem_, r.size());
+                                });
+      return;
+    }
+  }
+}
+
+void Operation::finish_step(std::uint32_t step) {
+  const PlanStep& s = plan_->steps[step];
+  if (s.note_end != s.note_begin) {
+    if (!ctx_.engine->on_progress_thread()) {
+      ctx_.engine->submit([self = shared_from_this(), step] { self->finish_step(step); });
+      return;
+    }
+    const std::uint64_t value = flag_value(sequence_, signature_);
+    try {
+      for (std::uint32_t n = s.note_begin; n < s.note_end; ++n) {
+        const coll::Notification& note = plan_->notes[n];
+        ctx_.transport->notify(real_rank(note.target), ctx_.layout.flag_offset(lane_, note.flag), value);
+      }
+    } catch (const std::exception& e) {
+      return fail(std::string("notification failed: ") + e.what());
+    }
+  }
+  for (std::uint32_t i = s.succ_begin; i < s.succ_end; ++i) satisfy(plan_->successors[i]);
+  remaining_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+void Operation::satisfy(std::uint32_t step) {
+  if (waits_[step].fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(step);
+}
+
+bool Operation::poll() {
+  if (failed_.load(std::memory_order_acquire)) return false;
+  bool progressed = false;
+  for (std::size_t i = 0; i < unseen_flags_.size();) {
+    const std::size_t before = unseen_flags_.size();
+    check_flag(i, progressed);
+    if (unseen_flags_.size() == before) ++i;  // not arrived: look at the next
+    if (failed_.load(std::memory_order_acquire)) return true;
+  }
+  if (progressed) {
+    deadline_ = Clock::now() + timeout_;
+  } else {
+    ctx_.transport->poll_hook();
+    if (Clock::now() > deadline_ && !finished())
+      fail("watchdog: no notification arrived for " +
+           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) +
+           " ms; " + missing_flags());
+  }
+  return progressed;
+}
+
+void Operation::check_flag(std::size_t index, bool& progressed) {
+  const std::uint32_t flag = unseen_flags_[index];
+  const std::uint64_t value = ctx_.transport->load_flag(ctx_.layout.flag_offset(lane_, flag));
+  const std::uint64_t seen_sequence = value >> kSignatureBits;
+  if (seen_sequence < sequence_) return;
+  if (seen_sequence > sequence_ || (value & kSignatureMask) != signature_) {
+    fail("rank " + std::to_string(real_rank(plan_->flag_source[flag])) +
+         " called a different collective (count, type, op or algorithm differ, or calls are out of order)");
+    return;
+  }
+  unseen_flags_[index] = unseen_flags_.back();
+  unseen_flags_.pop_back();
+  progressed = true;
+  for (std::uint32_t i = plan_->release_begin[flag]; i < plan_->release_begin[flag + 1]; ++i)
+    satisfy(plan_->release[i]);
+}
+
+std::string Operation::missing_flags() const {
+  std::vector<int> ranks;
+  for (std::uint32_t flag : unseen_flags_) ranks.push_back(real_rank(plan_->flag_source[flag]));
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  if (ranks.empty()) return "all peers' notifications arrived, local steps did not finish";
+  std::string out = "still waiting for rank";
+  out += ranks.size() > 1 ? "s" : "";
+  for (std::size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : " ") + std::to_string(ranks[i]);
+  return out;
+}
+
+}  // namespace earlybird

@@ -1,0 +1,97 @@
+// Operation: one rank's execution of one RankPlan (one collective, or one
+// batch of a large one). Steps become ready as their local predecessors finish
+// and the flags they wait for arrive; ready steps are dispatched:
+//   put / get                -> the progress thread (the only MPI caller);
+//   small copy / reduce      -> run inline by whichever thread readied them;
+//   large copy / reduce      -> a oneTBB task (split further with parallel_for).
+// Notifications a step raises are sent by the progress thread after the step
+// (for a put: after its data is complete at the target).
+#pragma once
+
+#include "../progress/progress_engine.hpp"
+#include "../rma/transport.hpp"
+#include "../rma/window_layout.hpp"
+
+#include <earlybird/collectives/plan.hpp>
+#include <earlybird/types.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace earlybird {
+
+struct OperationContext {
+  Transport* transport = nullptr;
+  ProgressEngine* engine = nullptr;
+  WindowLayout layout;
+};
+
+struct OperationBuffers {
+  const std::byte* input = nullptr;  // already offset to this batch
+  std::byte* output = nullptr;
+  Datatype type = Datatype::int32;
+  Op op = Op::sum;
+};
+
+class Operation : public std::enable_shared_from_this<Operation> {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  Operation(std::shared_ptr<const coll::RankPlan> plan, OperationContext context,
+            OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout,
+            std::string description);
+
+  // False when the plan exchanges nothing with peers (count 0, or P = 1): such
+  // an operation runs locally and consumes no sequence number.
+  bool talks_to_peers() const { return plan_->flags > 0 || !plan_->notes.empty(); }
+  // Progress thread: begin executing with this sequence number.
+  void start(std::uint64_t sequence);
+  // Progress thread: look at awaited flags and the watchdog. True on progress.
+  bool poll();
+  // Every step done, or failed with no task still touching user buffers.
+  bool finished() const;
+  std::exception_ptr error() const;
+  // Any thread: fail with `cause` (first failure wins).
+  void fail(const std::string& cause);
+  const std::string& description() const { return description_; }
+
+ private:
+  void dispatch(std::uint32_t step);
+  void dispatch_now(std::uint32_t step);
+  void run_compute_task(std::uint32_t step);
+  void execute(const coll::PlanStep& s, bool may_split);
+  void finish_step(std::uint32_t step);
+  void satisfy(std::uint32_t step);
+  void check_flag(std::size_t index, bool& progressed);
+  std::string missing_flags() const;
+  std::byte* local(coll::Buffer buffer, coll::Range range) const;
+  std::size_t scratch_offset(coll::Range range) const;
+  int real_rank(int virtual_rank) const { return virtual_rank; }  // identity binding
+
+  std::shared_ptr<const coll::RankPlan> plan_;
+  OperationContext ctx_;
+  OperationBuffers buf_;
+  std::size_t elem_;
+  std::uint64_t signature_;
+  Clock::duration timeout_;
+  std::string description_;
+
+  std::uint64_t sequence_ = 0;
+  int lane_ = 0;
+  Clock::time_point deadline_;
+  std::unique_ptr<std::atomic<std::uint32_t>[]> waits_;
+  std::vector<std::uint32_t> unseen_flags_;  // progress thread only
+  std::atomic<std::size_t> remaining_{0};
+  std::atomic<int> inflight_tasks_{0};
+  std::atomic<bool> failed_{false};
+  mutable std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+}  // namespace earlybird

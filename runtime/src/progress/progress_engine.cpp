@@ -1,0 +1,96 @@
+#include "progress_engine.hpp"
+
+#include "backoff.hpp"
+#include "../topo/topology.hpp"
+
+#include <algorithm>
+
+#include <sys/prctl.h>
+
+namespace earlybird {
+
+ProgressEngine::ProgressEngine(EngineOptions options)
+    : options_(options), arena_(std::max(1, options.worker_threads), 0) {
+  thread_ = std::thread([this] { run(); });
+  // Publish the id before any request can ask on_progress_thread().
+  std::unique_lock lock(mutex_);
+  wake_.wait(lock, [&] { return thread_id_ != std::thread::id{}; });
+}
+
+ProgressEngine::~ProgressEngine() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void ProgressEngine::submit(std::function<void()> request) {
+  {
+    std::lock_guard lock(mutex_);
+    requests_.push_back(std::move(request));
+    has_requests_.store(true, std::memory_order_release);
+  }
+  wake_.notify_one();
+}
+
+void ProgressEngine::activate(Pollable* p) {
+  if (std::find(active_.begin(), active_.end(), p) == active_.end()) active_.push_back(p);
+}
+
+bool ProgressEngine::drain_requests() {
+  if (!has_requests_.load(std::memory_order_acquire)) return false;
+  std::vector<std::function<void()>> batch;
+  {
+    std::lock_guard lock(mutex_);
+    batch.swap(requests_);
+    has_requests_.store(false, std::memory_order_relaxed);
+  }
+  for (auto& request : batch) request();
+  return !batch.empty();
+}
+
+bool ProgressEngine::poll_active() {
+  bool progressed = false;
+  for (std::size_t i = 0; i < active_.size();) {
+    bool still_active = true;
+    progressed |= active_[i]->poll(still_active);
+    if (still_active) {
+      ++i;
+    } else {
+      active_[i] = active_.back();
+      active_.pop_back();
+    }
+  }
+  return progressed;
+}
+
+void ProgressEngine::run() {
+  // Short sleeps in the backoff should be microseconds, not the default 50 us slack.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  if (options_.bind_core >= 0) topo::bind_this_thread(options_.bind_core);
+  {
+    std::lock_guard lock(mutex_);
+    thread_id_ = std::this_thread::get_id();
+  }
+  wake_.notify_all();
+  Backoff backoff;
+  for (;;) {
+    const bool progressed = drain_requests() | poll_active();
+    if (progressed) {
+      backoff.reset();
+      continue;
+    }
+    if (active_.empty()) {
+      std::unique_lock lock(mutex_);
+      if (stop_ && requests_.empty()) return;
+      if (requests_.empty()) wake_.wait(lock, [&] { return stop_ || !requests_.empty(); });
+      backoff.reset();
+      continue;
+    }
+    backoff.pause();
+  }
+}
+
+}  // namespace earlybird

@@ -1,0 +1,65 @@
+// The progress engine: one dedicated thread per process (per simulated rank in
+// the sim tier) that issues every transport call, polls flags of active
+// collectives with backoff, and runs requests handed to it by other threads
+// through a multi-producer queue. It also owns the TBB arena that runs
+// reduction tasks. Several communicators share one engine.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <oneapi/tbb/task_arena.h>
+
+namespace earlybird {
+
+// Something with outstanding work the progress thread must poll.
+class Pollable {
+ public:
+  virtual ~Pollable() = default;
+  // Progress thread only. Returns true if it made progress; false when idle.
+  // `still_active` is set false when it has nothing left to poll.
+  virtual bool poll(bool& still_active) = 0;
+};
+
+struct EngineOptions {
+  int worker_threads = 1;  // TBB arena concurrency for reductions
+  int bind_core = -1;      // core to bind the progress thread to; -1: unbound
+};
+
+class ProgressEngine {
+ public:
+  explicit ProgressEngine(EngineOptions options);
+  ~ProgressEngine();
+  ProgressEngine(const ProgressEngine&) = delete;
+  ProgressEngine& operator=(const ProgressEngine&) = delete;
+
+  // Thread-safe: runs `request` on the progress thread, in submission order.
+  void submit(std::function<void()> request);
+  // Progress thread only: poll `p` until it reports itself inactive.
+  void activate(Pollable* p);
+  bool on_progress_thread() const { return std::this_thread::get_id() == thread_id_; }
+  oneapi::tbb::task_arena& arena() { return arena_; }
+  int worker_threads() const { return options_.worker_threads; }
+
+ private:
+  void run();
+  bool drain_requests();
+  bool poll_active();
+
+  EngineOptions options_;
+  oneapi::tbb::task_arena arena_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<std::function<void()>> requests_;
+  std::atomic<bool> has_requests_{false};
+  bool stop_ = false;
+  std::vector<Pollable*> active_;  // progress thread only
+  std::thread::id thread_id_;
+  std::thread thread_;
+};
+
+}  // namespace earlybird

@@ -1,0 +1,54 @@
+#include "inproc_transport.hpp"
+
+#include <earlybird/future.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+namespace earlybird {
+
+InProcFabric::InProcFabric(int ranks, std::size_t window_bytes) : bytes_(window_bytes) {
+  for (int r = 0; r < ranks; ++r) {
+    auto* memory = static_cast<std::byte*>(std::aligned_alloc(64, (window_bytes + 63) / 64 * 64 + 64));
+    if (!memory) throw std::bad_alloc();
+    std::memset(memory, 0, window_bytes);
+    windows_.emplace_back(memory);
+  }
+}
+
+void InProcFabric::FreeAligned::operator()(std::byte* p) const { std::free(p); }
+
+void InProcTransport::check(int target, std::size_t offset, std::size_t bytes) const {
+  if (target < 0 || target >= size() || offset + bytes > fabric_->window_bytes())
+    throw Error("in-process transport: access outside rank " + std::to_string(target) + "'s window");
+}
+
+void InProcTransport::put(int target, std::size_t offset, const void* src, std::size_t bytes) {
+  check(target, offset, bytes);
+  std::memcpy(fabric_->window(target) + offset, src, bytes);
+}
+
+void InProcTransport::get(int target, std::size_t offset, void* dst, std::size_t bytes) {
+  check(target, offset, bytes);
+  std::memcpy(dst, fabric_->window(target) + offset, bytes);
+}
+
+void InProcTransport::notify(int target, std::size_t offset, std::uint64_t value) {
+  check(target, offset, sizeof value);
+  auto* word = reinterpret_cast<std::uint64_t*>(fabric_->window(target) + offset);
+  std::atomic_ref<std::uint64_t>(*word).store(value, std::memory_order_release);
+}
+
+std::uint64_t InProcTransport::load_flag(std::size_t offset) {
+  auto* word = reinterpret_cast<std::uint64_t*>(window() + offset);
+  return std::atomic_ref<std::uint64_t>(*word).load(std::memory_order_acquire);
+}
+
+std::unique_ptr<Transport> InProcTransport::split(int, int, std::size_t) {
+  throw Error("earlybird: split is not available on the in-process (sim) transport");
+}
+
+}  // namespace earlybird

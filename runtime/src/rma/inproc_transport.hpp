@@ -1,0 +1,48 @@
+// In-process transport: threads stand in for ranks, each "window" is plain
+// memory, put/get are memcpy and flags are atomics. It lets the sim test tier
+// run the real executor and progress engine without MPI (and under TSan).
+#pragma once
+
+#include "transport.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace earlybird {
+
+// The windows of all simulated ranks.
+class InProcFabric {
+ public:
+  InProcFabric(int ranks, std::size_t window_bytes);
+  std::byte* window(int rank) { return windows_[static_cast<std::size_t>(rank)].get(); }
+  std::size_t window_bytes() const { return bytes_; }
+  int size() const { return static_cast<int>(windows_.size()); }
+
+ private:
+  struct FreeAligned {
+    void operator()(std::byte* p) const;
+  };
+  std::size_t bytes_;
+  std::vector<std::unique_ptr<std::byte, FreeAligned>> windows_;
+};
+
+class InProcTransport final : public Transport {
+ public:
+  InProcTransport(std::shared_ptr<InProcFabric> fabric, int rank) : fabric_(std::move(fabric)), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return fabric_->size(); }
+  std::byte* window() override { return fabric_->window(rank_); }
+  std::size_t window_bytes() const override { return fabric_->window_bytes(); }
+  void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
+  void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
+  void notify(int target, std::size_t offset, std::uint64_t value) override;
+  std::uint64_t load_flag(std::size_t offset) override;
+  std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
+
+ private:
+  void check(int target, std::size_t offset, std::size_t bytes) const;
+  std::shared_ptr<InProcFabric> fabric_;
+  int rank_;
+};
+
+}  // namespace earlybird

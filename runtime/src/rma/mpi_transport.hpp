@@ -1,0 +1,53 @@
+// MPI RMA transport. One window per communicator, allocated with
+// MPI_Win_allocate (create/dynamic windows need the target to enter MPI for
+// atomics) and held in a passive-target epoch (MPI_Win_lock_all with
+// MPI_MODE_NOCHECK) for the communicator's life.
+//
+// Notification = MPI_Put of the data, MPI_Win_flush, then MPI_Accumulate
+// (MPI_REPLACE) of the 64-bit flag word and a flush. The target reads its own
+// flag words with atomic acquire loads; between polls it calls MPI_Win_sync and
+// MPI_Iprobe, because some MPI libraries make passive-target progress only
+// inside MPI calls. MPI_Compare_and_swap is avoided: it crashes the target on
+// allocate windows in Open MPI 4.1.4.
+#pragma once
+
+#include "transport.hpp"
+
+#include <mpi.h>
+
+namespace earlybird {
+
+class MpiTransport final : public Transport {
+ public:
+  // Duplicates `comm` and allocates a zeroed window of `window_bytes` on each
+  // rank. Collective. All ranks must ask for the same size.
+  MpiTransport(MPI_Comm comm, std::size_t window_bytes);
+  ~MpiTransport() override;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::byte* window() override { return base_; }
+  std::size_t window_bytes() const override { return bytes_; }
+  void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
+  void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
+  void notify(int target, std::size_t offset, std::uint64_t value) override;
+  std::uint64_t load_flag(std::size_t offset) override;
+  void poll_hook() override;
+  std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
+  void close() override;
+
+  MPI_Comm comm() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Win win_ = MPI_WIN_NULL;
+  std::byte* base_ = nullptr;
+  std::size_t bytes_ = 0;
+  int rank_ = 0;
+  int size_ = 0;
+};
+
+// Throws earlybird::Error naming `what` and MPI's error string unless rc is MPI_SUCCESS.
+void check_mpi(int rc, const char* what);
+
+}  // namespace earlybird

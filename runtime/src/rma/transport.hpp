@@ -1,0 +1,42 @@
+// Transport: the one-sided operations the executor needs, over some window of
+// memory per rank. Two implementations: MPI RMA (real runs) and an in-process
+// one (the sim test tier, threads as ranks).
+//
+// Every call except load_flag is made on the progress thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace earlybird {
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // This rank's window (zero-initialised at creation).
+  virtual std::byte* window() = 0;
+  virtual std::size_t window_bytes() const = 0;
+
+  // Copies `bytes` from local memory into target's window at `offset`; the data
+  // is complete at the target when the call returns.
+  virtual void put(int target, std::size_t offset, const void* src, std::size_t bytes) = 0;
+  // Copies `bytes` from target's window at `offset` into local memory.
+  virtual void get(int target, std::size_t offset, void* dst, std::size_t bytes) = 0;
+  // Atomically stores `value` into the 64-bit flag word at `offset` of target's
+  // window, ordered after every put this rank completed to target before.
+  virtual void notify(int target, std::size_t offset, std::uint64_t value) = 0;
+  // Atomic acquire load of a flag word in this rank's own window.
+  virtual std::uint64_t load_flag(std::size_t offset) = 0;
+  // Called between polls so the library can make passive-target progress.
+  virtual void poll_hook() {}
+  // A transport over the ranks passing the same color (MPI_Comm_split order),
+  // with a window of `window_bytes`. Collective over this transport's ranks.
+  virtual std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) = 0;
+  // Releases the window. Collective; called once, with no operation active.
+  virtual void close() {}
+};
+
+}  // namespace earlybird

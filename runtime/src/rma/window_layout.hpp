@@ -1,0 +1,44 @@
+// Layout of a communicator's window: two lanes, used by alternate collectives
+// (sequence number n uses lane n % 2), each with a flag area and scratch.
+//
+//   [ lane 0: flags[0..F) | scratch S bytes ][ lane 1: flags[0..F) | scratch ]
+//
+// Why two lanes are enough: every schedule earlybird runs makes each rank's
+// completion depend on every rank's start (an allreduce's output holds every
+// input). So when a rank starts collective n+2 and writes a peer's lane, it
+// has completed n+1, hence the peer has started n+1, hence (collectives run
+// one after another per communicator) the peer finished n, the lane's last user.
+// Flags carry the sequence number, so a flag left over from n never satisfies
+// a wait of n+2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace earlybird {
+
+struct WindowLayout {
+  static constexpr int kLanes = 2;
+  std::size_t flags_per_lane = 0;
+  std::size_t scratch_bytes = 0;  // per lane, a multiple of 64
+
+  std::size_t lane_bytes() const { return flags_per_lane * sizeof(std::uint64_t) + scratch_bytes; }
+  std::size_t total_bytes() const { return kLanes * lane_bytes(); }
+  std::size_t flag_offset(int lane, std::uint32_t flag) const {
+    return static_cast<std::size_t>(lane) * lane_bytes() + flag * sizeof(std::uint64_t);
+  }
+  std::size_t scratch_offset(int lane) const {
+    return static_cast<std::size_t>(lane) * lane_bytes() + flags_per_lane * sizeof(std::uint64_t);
+  }
+};
+
+// Flag words hold (sequence << kSignatureBits) | signature. The signature is a
+// hash of the collective's arguments, so a peer that called with a different
+// count, type, op or algorithm is detected instead of corrupting data.
+constexpr int kSignatureBits = 24;
+constexpr std::uint64_t kSignatureMask = (std::uint64_t{1} << kSignatureBits) - 1;
+inline std::uint64_t flag_value(std::uint64_t sequence, std::uint64_t signature) {
+  return (sequence << kSignatureBits) | (signature & kSignatureMask);
+}
+
+}  // namespace earlybird

@@ -1,0 +1,15 @@
+// Machine topology through hwloc: core counts and thread binding.
+#pragma once
+
+namespace earlybird::topo {
+
+// Physical cores of this machine (at least 1).
+int core_count();
+// Binds the calling thread to core `core` (modulo the core count). Returns
+// false when hwloc cannot bind (binding is an optimisation, never required).
+bool bind_this_thread(int core);
+// Threads a rank may use for reductions when `local_ranks` ranks share the
+// node: cores / local_ranks, at least 1.
+int thread_budget(int local_ranks);
+
+}  // namespace earlybird::topo

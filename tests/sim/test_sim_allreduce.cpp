@@ -1,0 +1,258 @@
+// Sim tier: the real executor and progress engines with threads as ranks over
+// the in-process transport — every algorithm, P 1..8, count classes, types and
+// ops, in place and not, back-to-back and concurrent calls, batching, errors.
+#include <doctest/doctest.h>
+
+#include "../common/oracle.hpp"
+
+#include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/sim.hpp>
+
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace earlybird;
+using earlybird::testing::count_wrong;
+using earlybird::testing::make_input;
+
+namespace {
+
+constexpr auto kWatchdog = std::chrono::seconds(60);
+
+// Failures seen by rank threads, checked on the main thread (doctest's
+// assertions are not thread-safe).
+struct Failures {
+  std::mutex mutex;
+  std::vector<std::string> list;
+  void add(std::string what) {
+    std::lock_guard lock(mutex);
+    list.push_back(std::move(what));
+  }
+};
+
+void wait_bounded(const Future& f, int rank, const std::string& what) {
+  if (!f.wait_for(kWatchdog))
+    throw std::runtime_error("watchdog: rank " + std::to_string(rank) + " still waiting on " + what);
+}
+
+template <class T>
+void check_allreduce(SimWorld& world, const std::string& algorithm, std::size_t count, Op op, bool in_place,
+                     Failures& failures) {
+  const std::string what = algorithm + " count=" + std::to_string(count) + " type=" +
+                           to_string(datatype_of<T>()) + " op=" + to_string(op) +
+                           (in_place ? " in place" : "") + " P=" + std::to_string(world.size());
+  world.run([&](int rank, Communicator& comm) {
+    std::vector<T> in = make_input<T>(rank, count, op);
+    std::vector<T> out(count, T{});
+    AllreduceOptions options;
+    options.algorithm = algorithm;
+    Future f = in_place ? comm.allreduce(std::span<T>(in), op, options)
+                        : comm.allreduce(std::span<const T>(in), std::span<T>(out), op, options);
+    wait_bounded(f, rank, what);
+    const std::size_t wrong = count_wrong(in_place ? in : out, world.size(), op);
+    if (wrong) failures.add(what + ": rank " + std::to_string(rank) + " has " + std::to_string(wrong) + " wrong elements");
+  });
+}
+
+void check_all_cases(SimWorld& world, Failures& failures) {
+  const int p = world.size();
+  const std::vector<std::size_t> counts{0, 1, static_cast<std::size_t>(p > 1 ? p - 1 : 0),
+                                        static_cast<std::size_t>(p), static_cast<std::size_t>(p + 1), 1000, 100003};
+  int variant = 0;
+  for (const auto& algorithm : coll::allreduce_algorithms())
+    for (std::size_t count : counts) {
+      const bool in_place = (variant++ % 2) == 1;
+      const std::string name(algorithm.name);
+      check_allreduce<std::int32_t>(world, name, count, Op::sum, in_place, failures);
+      check_allreduce<double>(world, name, count, Op::sum, !in_place, failures);
+      check_allreduce<float>(world, name, count, Op::max, in_place, failures);
+      check_allreduce<std::uint8_t>(world, name, count, Op::bxor, !in_place, failures);
+      check_allreduce<std::int64_t>(world, name, count, Op::prod, in_place, failures);
+      check_allreduce<std::int16_t>(world, name, count, Op::land, in_place, failures);
+      check_allreduce<std::uint64_t>(world, name, count, Op::min, !in_place, failures);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every algorithm gives the exact result for P = 1..8 and every count class") {
+  for (int p : {1, 2, 3, 4, 5, 8}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    check_all_cases(world, failures);
+    for (const auto& f : failures.list) FAIL_CHECK(f);
+  }
+}
+
+TEST_CASE("every type and operator, ring and recursive doubling, P = 3") {
+  SimWorld world(3);
+  Failures failures;
+  for (const char* algorithm : {"ring", "recursive_doubling"})
+    for (Op op : {Op::sum, Op::prod, Op::min, Op::max, Op::land, Op::lor, Op::lxor, Op::band, Op::bor, Op::bxor}) {
+      check_allreduce<std::int8_t>(world, algorithm, 257, op, false, failures);
+      check_allreduce<std::int16_t>(world, algorithm, 257, op, true, failures);
+      check_allreduce<std::int32_t>(world, algorithm, 257, op, false, failures);
+      check_allreduce<std::int64_t>(world, algorithm, 257, op, true, failures);
+      check_allreduce<std::uint8_t>(world, algorithm, 257, op, false, failures);
+      check_allreduce<std::uint16_t>(world, algorithm, 257, op, true, failures);
+      check_allreduce<std::uint32_t>(world, algorithm, 257, op, false, failures);
+      check_allreduce<std::uint64_t>(world, algorithm, 257, op, true, failures);
+      if (op_supports(op, Datatype::float32)) {
+        check_allreduce<float>(world, algorithm, 257, op, false, failures);
+        check_allreduce<double>(world, algorithm, 257, op, true, failures);
+      }
+    }
+  for (const auto& f : failures.list) FAIL_CHECK(f);
+}
+
+TEST_CASE("many collectives in flight on one communicator complete in submission order") {
+  for (int p : {2, 4, 5}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    constexpr int kInFlight = 12;
+    world.run([&](int rank, Communicator& comm) {
+      std::vector<std::vector<std::int32_t>> buffers;
+      std::vector<Future> futures;
+      for (int k = 0; k < kInFlight; ++k) {
+        buffers.push_back(make_input<std::int32_t>(rank, 100 + 37 * static_cast<std::size_t>(k), Op::sum));
+        AllreduceOptions options;
+        options.algorithm = std::string(coll::allreduce_algorithms()[static_cast<std::size_t>(k) % 3].name);
+        futures.push_back(comm.allreduce(std::span<std::int32_t>(buffers.back()), Op::sum, options));
+      }
+      for (int k = 0; k < kInFlight; ++k) {
+        wait_bounded(futures[static_cast<std::size_t>(k)], rank, "in-flight collective " + std::to_string(k));
+        if (count_wrong(buffers[static_cast<std::size_t>(k)], p, Op::sum))
+          failures.add("rank " + std::to_string(rank) + " collective " + std::to_string(k) + " wrong");
+      }
+    });
+    for (const auto& f : failures.list) FAIL_CHECK(f);
+  }
+}
+
+TEST_CASE("vectors larger than the window run in batches") {
+  SimOptions options;
+  options.scratch_bytes = 4096;
+  SimWorld world(4, options);
+  Failures failures;
+  for (const auto& algorithm : coll::allreduce_algorithms())
+    check_allreduce<double>(world, std::string(algorithm.name), 100003, Op::sum, false, failures);
+  for (const auto& f : failures.list) FAIL_CHECK(f);
+}
+
+TEST_CASE("large reductions split across TBB workers stay exact") {
+  SimOptions options;
+  options.worker_threads = 2;
+  options.scratch_bytes = 8u << 20;
+  SimWorld world(2, options);
+  Failures failures;
+  check_allreduce<float>(world, "ring", 1u << 20, Op::sum, false, failures);
+  check_allreduce<std::int32_t>(world, "recursive_doubling", 1u << 20, Op::sum, true, failures);
+  for (const auto& f : failures.list) FAIL_CHECK(f);
+}
+
+TEST_CASE("bad arguments fail the future with the collective, rank and cause") {
+  SimWorld world(2);
+  world.run([&](int, Communicator& comm) {
+    std::vector<float> v(8, 1.0f);
+    AllreduceOptions unknown;
+    unknown.algorithm = "no_such_algorithm";
+    try {
+      comm.allreduce(std::span<float>(v), Op::sum, unknown).wait();
+      throw std::runtime_error("unknown algorithm accepted");
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      if (what.find("allreduce") == std::string::npos || what.find("rank") == std::string::npos ||
+          what.find("unknown algorithm") == std::string::npos)
+        throw std::runtime_error("unhelpful message: " + what);
+    }
+    try {
+      comm.allreduce(std::span<float>(v), Op::bxor).wait();
+      throw std::runtime_error("bxor on float accepted");
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("bxor") == std::string::npos) throw std::runtime_error(e.what());
+    }
+    std::vector<float> shorter(4);
+    CHECK_THROWS_AS(comm.allreduce(std::span<const float>(v), std::span<float>(shorter), Op::sum), Error);
+    try {  // partially overlapping input and output
+      comm.allreduce(v.data(), v.data() + 1, 4, Datatype::float32, Op::sum).wait();
+      throw std::runtime_error("overlapping buffers accepted");
+    } catch (const Error&) {
+    }
+  });
+}
+
+TEST_CASE("mismatched counts are reported, not silently reduced") {
+  SimOptions options;
+  options.timeout = std::chrono::milliseconds(2000);
+  SimWorld world(3, options);
+  Failures failures;
+  std::vector<std::string> errors(3);
+  world.run([&](int rank, Communicator& comm) {
+    std::vector<std::int32_t> v(rank == 1 ? 120 : 100, 1);
+    AllreduceOptions ring;
+    ring.algorithm = "ring";
+    Future f = comm.allreduce(std::span<std::int32_t>(v), Op::sum, ring);
+    try {
+      wait_bounded(f, rank, "mismatched allreduce");
+      failures.add("rank " + std::to_string(rank) + " completed a mismatched allreduce");
+    } catch (const Error& e) {
+      errors[static_cast<std::size_t>(rank)] = e.what();
+    }
+  });
+  for (const auto& f : failures.list) FAIL_CHECK(f);
+  bool named_mismatch = false;
+  for (const auto& e : errors) named_mismatch |= e.find("different collective") != std::string::npos;
+  CHECK(named_mismatch);
+}
+
+TEST_CASE("a rank that never arrives trips the watchdog, which names it") {
+  SimOptions options;
+  options.timeout = std::chrono::milliseconds(500);
+  SimWorld world(3, options);
+  std::vector<std::string> errors(3);
+  world.run([&](int rank, Communicator& comm) {
+    if (rank == 2) return;
+    std::vector<double> v(64, 1.0);
+    AllreduceOptions ring;
+    ring.algorithm = "ring";
+    try {
+      wait_bounded(comm.allreduce(std::span<double>(v), Op::sum, ring), rank, "watchdog test");
+    } catch (const Error& e) {
+      errors[static_cast<std::size_t>(rank)] = e.what();
+    }
+  });
+  for (int r : {0, 1}) {
+    CAPTURE(errors[static_cast<std::size_t>(r)]);
+    CHECK(errors[static_cast<std::size_t>(r)].find("watchdog") != std::string::npos);
+  }
+  // Rank 0's ring predecessor is rank 2: its error must name the missing rank.
+  CHECK(errors[0].find("rank 2") != std::string::npos);
+}
+
+TEST_CASE("then() runs after completion and carries errors") {
+  SimWorld world(2);
+  world.run([&](int rank, Communicator& comm) {
+    std::vector<std::int32_t> v = make_input<std::int32_t>(rank, 1000, Op::sum);
+    std::atomic<bool> ran{false};
+    Future next = comm.allreduce(std::span<std::int32_t>(v), Op::sum).then([&] {
+      if (count_wrong(v, 2, Op::sum)) throw std::runtime_error("continuation saw a wrong result");
+      ran = true;
+    });
+    wait_bounded(next, rank, "then");
+    if (!ran) throw std::runtime_error("continuation did not run");
+    AllreduceOptions bad;
+    bad.algorithm = "nope";
+    Future failed = comm.allreduce(std::span<std::int32_t>(v), Op::sum, bad).then([] {});
+    bool threw = false;
+    try {
+      wait_bounded(failed, rank, "then after error");
+    } catch (const Error&) {
+      threw = true;
+    }
+    if (!threw) throw std::runtime_error("then() swallowed the error");
+  });
+}
