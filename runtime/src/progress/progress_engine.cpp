@@ -5,12 +5,28 @@
 
 #include <algorithm>
 
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/info.h>
+
 #include <sys/prctl.h>
 
 namespace earlybird {
+namespace {
+
+// TBB sizes its worker pool from the process's affinity mask, which mpirun
+// often narrows to one core; earlybird sizes its arena from hwloc and ranks per
+// node instead, so allow at least that many workers process-wide.
+int allow_workers(int workers) {
+  static oneapi::tbb::global_control limit(
+      oneapi::tbb::global_control::max_allowed_parallelism,
+      static_cast<std::size_t>(std::max(oneapi::tbb::info::default_concurrency(), 8) + 1));
+  return std::max(1, workers);
+}
+
+}  // namespace
 
 ProgressEngine::ProgressEngine(EngineOptions options)
-    : options_(options), arena_(std::max(1, options.worker_threads), 0) {
+    : options_(options), arena_(allow_workers(options.worker_threads), 0) {
   thread_ = std::thread([this] { run(); });
   // Publish the id before any request can ask on_progress_thread().
   std::unique_lock lock(mutex_);
