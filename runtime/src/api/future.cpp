@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "../topo/topology.hpp"
+
 #include <oneapi/tbb/task_arena.h>
 
 namespace earlybird {
@@ -25,14 +27,20 @@ bool FutureState::ready() const { return impl_->done.load(std::memory_order_acqu
 
 namespace {
 // Short collectives finish within microseconds: spin briefly before sleeping
-// on the condition variable, which costs a futex wake-up.
-constexpr int kSpinsBeforeBlocking = 2000;
+// on the condition variable, which costs a futex wake-up. Only briefly: when a
+// rank has one core, a spinning waiter steals it from the progress thread.
+constexpr int kSpinsBeforeBlocking = 4000;
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 }  // namespace
 
 void FutureState::wait() const {
-  for (int i = 0; i < kSpinsBeforeBlocking && !ready(); ++i) {
-    if (i > 100) std::this_thread::yield();
-  }
+  const int spins = topo::allowed_cpus() > 1 ? kSpinsBeforeBlocking : 0;
+  for (int i = 0; i < spins && !ready(); ++i) cpu_relax();
   std::unique_lock lock(impl_->mutex);
   impl_->cv.wait(lock, [&] { return impl_->done.load(std::memory_order_acquire); });
   if (impl_->error) std::rethrow_exception(impl_->error);

@@ -17,7 +17,8 @@ using coll::PlanStep;
 using coll::StepKind;
 
 // Below this many bytes a copy or reduction runs inline: a task hand-off
-// costs more than the work.
+// costs more than the work. Above it, it becomes a TBB task when the rank's
+// thread budget has at least two threads.
 constexpr std::size_t kInlineComputeBytes = 64 * 1024;
 // Grain for splitting one large reduction across TBB workers.
 constexpr std::size_t kSplitGrainBytes = 256 * 1024;
@@ -110,7 +111,9 @@ void Operation::dispatch_now(std::uint32_t step) {
     ctx_.engine->submit([self = shared_from_this(), step] { self->dispatch(step); });
     return;
   }
-  if (!transfer && s.src.count * elem_ > kInlineComputeBytes) {
+  // A task hand-off pays only when another core can take it: with a budget
+  // of one thread per rank the worker would just time-share this core.
+  if (!transfer && ctx_.engine->worker_threads() >= 2 && s.src.count * elem_ > kInlineComputeBytes) {
     inflight_tasks_.fetch_add(1, std::memory_order_acq_rel);
     ctx_.engine->arena().enqueue([self = shared_from_this(), step] { self->run_compute_task(step); });
     return;

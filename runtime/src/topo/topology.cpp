@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include <sched.h>
+
 namespace earlybird::topo {
 namespace {
 
@@ -32,6 +34,16 @@ bool bind_this_thread(int core) {
   hwloc_obj_t obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, static_cast<unsigned>(core % core_count()));
   if (!obj || !obj->cpuset) return false;
   return hwloc_set_cpubind(t, obj->cpuset, HWLOC_CPUBIND_THREAD) == 0;
+}
+
+int allowed_cpus() {
+  static const int cpus = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    return std::max(1, CPU_COUNT(&set));
+  }();
+  return cpus;
 }
 
 int thread_budget(int local_ranks) { return std::max(1, core_count() / std::max(1, local_ranks)); }

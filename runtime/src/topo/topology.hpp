@@ -8,6 +8,9 @@ int core_count();
 // Binds the calling thread to core `core` (modulo the core count). Returns
 // false when hwloc cannot bind (binding is an optimisation, never required).
 bool bind_this_thread(int core);
+// CPUs this process may run on (its affinity mask; mpirun often narrows it
+// to one core per rank). Measured once, at the first call.
+int allowed_cpus();
 // Threads a rank may use for reductions when `local_ranks` ranks share the
 // node: cores / local_ranks, at least 1.
 int thread_budget(int local_ranks);

@@ -1,0 +1,188 @@
+#include "bench_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <unistd.h>
+
+namespace earlybird::bench {
+
+Args::Args(int argc, char** argv, int first) {
+  for (int i = 0; i < argc; ++i) command_line_ += (i ? " " : "") + std::string(argv[i]);
+  for (int i = first; i < argc; ++i) {
+    std::string key = argv[i];
+    if (key.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument: " + key);
+    key = key.substr(2);
+    if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0)
+      values_[key] = argv[++i];
+    else
+      values_[key] = "1";
+  }
+}
+
+std::string Args::get(const std::string& key, const std::string& fallback) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? fallback : it->second;
+}
+
+long long Args::get_int(const std::string& key, long long fallback) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? fallback : std::stoll(it->second);
+}
+
+std::vector<std::string> Args::list(const std::string& key, const std::string& fallback) const {
+  std::vector<std::string> out;
+  std::stringstream in(get(key, fallback));
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::size_t parse_bytes(const std::string& text) {
+  std::size_t pos = 0;
+  const double value = std::stod(text, &pos);
+  double scale = 1;
+  if (pos < text.size()) {
+    switch (text[pos]) {
+      case 'K': case 'k': scale = 1024.0; break;
+      case 'M': case 'm': scale = 1024.0 * 1024; break;
+      case 'G': case 'g': scale = 1024.0 * 1024 * 1024; break;
+      default: throw std::invalid_argument("bad size: " + text);
+    }
+  }
+  return static_cast<std::size_t>(value * scale);
+}
+
+std::string format_bytes(std::size_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  double v = static_cast<double>(bytes);
+  while (v >= 1024 && u < 3 && std::fmod(v, 1024) == 0) {
+    v /= 1024;
+    ++u;
+  }
+  std::ostringstream out;
+  out << v << " " << units[u];
+  return out.str();
+}
+
+std::vector<std::size_t> Args::sizes(const std::string& key, const std::string& fallback) const {
+  const std::string spec = get(key, fallback);
+  std::vector<std::size_t> out;
+  if (auto colon = spec.find(':'); colon != std::string::npos) {
+    const std::size_t lo = parse_bytes(spec.substr(0, colon));
+    const std::size_t hi = parse_bytes(spec.substr(colon + 1));
+    for (std::size_t b = std::max<std::size_t>(lo, 1); b <= hi; b *= 2) out.push_back(b);
+    return out;
+  }
+  for (const auto& item : list(key, fallback)) out.push_back(parse_bytes(item));
+  return out;
+}
+
+Stats stats_of(std::vector<double> s) {
+  Stats st;
+  if (s.empty()) return st;
+  std::sort(s.begin(), s.end());
+  auto at = [&](double q) { return s[static_cast<std::size_t>(q * static_cast<double>(s.size() - 1) + 0.5)]; };
+  st.min = s.front();
+  st.p10 = at(0.10);
+  st.median = at(0.50);
+  st.p90 = at(0.90);
+  return st;
+}
+
+std::vector<double> max_over_ranks(const std::vector<double>& local, MPI_Comm comm) {
+  std::vector<double> out(local.size());
+  MPI_Allreduce(local.data(), out.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX, comm);
+  return out;
+}
+
+std::vector<double> mean_over_ranks(const std::vector<double>& local, MPI_Comm comm) {
+  std::vector<double> out(local.size());
+  MPI_Allreduce(local.data(), out.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_SUM, comm);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  for (double& v : out) v /= size;
+  return out;
+}
+
+namespace {
+int local_ranks(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+int node_count(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local_rank = 0;
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_free(&node);
+  int leader = local_rank == 0 ? 1 : 0, nodes = 0;
+  MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, comm);
+  return nodes;
+}
+}  // namespace
+
+bool oversubscribed(MPI_Comm comm) {
+  return local_ranks(comm) > static_cast<int>(std::thread::hardware_concurrency());
+}
+
+void print_run_header(const char* job, const Args& args, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int per_node = local_ranks(comm);
+  const int nodes = node_count(comm);
+  const bool over = oversubscribed(comm);
+  if (rank != 0) return;
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  std::string lib(library, static_cast<std::size_t>(length));
+  lib = lib.substr(0, lib.find_first_of(",\n"));
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  char date[64];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::printf("# eb-bench %s\n# machine: %s, %u hardware threads\n# MPI: %s\n", job, host,
+              std::thread::hardware_concurrency(), lib.c_str());
+  std::printf("# P = %d, nodes = %d, ranks per node = %d, oversubscribed = %s\n", size, nodes, per_node,
+              over ? "yes" : "no");
+  std::printf("# date: %s\n# command: %s\n", date, args.command_line().c_str());
+}
+
+Csv::Csv(const std::string& path, const std::string& header, int rank) {
+  if (path.empty() || rank != 0) return;
+  file_ = std::fopen(path.c_str(), "w");
+  if (!file_) throw std::runtime_error("cannot write " + path);
+  std::fprintf(file_, "%s\n", header.c_str());
+}
+
+Csv::~Csv() {
+  if (file_) std::fclose(file_);
+}
+
+void Csv::row(const std::string& line) {
+  if (file_) std::fprintf(file_, "%s\n", line.c_str());
+}
+
+void progress(int rank, const std::string& line) {
+  if (rank == 0) std::fprintf(stderr, "  .. %s\n", line.c_str());
+}
+
+int iterations_for(double seconds_per_iteration, double budget_s, int min_iters, int max_iters) {
+  if (seconds_per_iteration <= 0) return max_iters;
+  const double n = budget_s / seconds_per_iteration;
+  return static_cast<int>(std::clamp(n, static_cast<double>(min_iters), static_cast<double>(max_iters)));
+}
+
+}  // namespace earlybird::bench
