@@ -71,9 +71,8 @@ std::shared_ptr<FutureState> failed_future(const std::string& message) {
   return state;
 }
 
-CommCore::CommCore(std::shared_ptr<ProgressEngine> engine, std::unique_ptr<Transport> transport,
-                   CommOptions options)
-    : engine_(std::move(engine)),
+CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport, CommOptions options)
+    : engine_(&engine),
       transport_(std::move(transport)),
       options_(options),
       layout_(layout_for(options)),
@@ -155,7 +154,7 @@ Future CommCore::allreduce(const void* in, void* out, std::size_t count, Datatyp
     const std::size_t per_batch = count == 0 ? 0 : (count + batches - 1) / batches;
     for (std::size_t begin = 0; begin < count || items.empty(); begin += per_batch) {
       const std::size_t n = std::min(per_batch, count - begin);
-      OperationContext ctx{transport_.get(), engine_.get(), layout_};
+      OperationContext ctx{transport_.get(), engine_, layout_};
       OperationBuffers buffers{in_bytes + begin * elem, out_bytes + begin * elem, type, op};
       auto operation = std::make_shared<Operation>(plan_for(algorithm, n, segment_elems, elem), ctx, buffers,
                                                    signature, timeout, description);
@@ -173,7 +172,7 @@ Future CommCore::allreduce(const void* in, void* out, std::size_t count, Datatyp
 void CommCore::submit(std::vector<Pending> items) {
   engine_->submit([self = shared_from_this(), items = std::move(items)]() mutable {
     for (auto& item : items) self->queue_.push_back(std::move(item));
-    self->engine_->activate(self.get());
+    self->engine_->activate(self);
   });
 }
 
@@ -192,8 +191,11 @@ bool CommCore::poll(bool& still_active) {
   }
   still_active = active_.op || !queue_.empty();
   if (!still_active) {
-    for (auto& waiter : drain_waiters_) waiter->complete();
+    // Completing a waiter may let close() return and the owner drop its
+    // reference: take the list out first (the engine still holds this core).
+    auto waiters = std::move(drain_waiters_);
     drain_waiters_.clear();
+    for (auto& waiter : waiters) waiter->complete();
   }
   return progressed;
 }
@@ -229,7 +231,7 @@ void CommCore::retire() {
 std::shared_ptr<CommCore> CommCore::split(int color, int key) {
   auto transport = transport_->split(color, key, layout_.total_bytes());
   if (!transport) return nullptr;
-  return std::make_shared<CommCore>(engine_, std::move(transport), options_);
+  return std::make_shared<CommCore>(*engine_, std::move(transport), options_);
 }
 
 void CommCore::close() {
@@ -238,7 +240,7 @@ void CommCore::close() {
   auto drained = std::make_shared<FutureState>();
   engine_->submit([self = shared_from_this(), drained] {
     self->drain_waiters_.push_back(drained);
-    self->engine_->activate(self.get());
+    self->engine_->activate(self);
   });
   drained->wait();
   transport_->close();

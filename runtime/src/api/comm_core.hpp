@@ -35,7 +35,8 @@ WindowLayout layout_for(const CommOptions& options);
 
 class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> {
  public:
-  CommCore(std::shared_ptr<ProgressEngine> engine, std::unique_ptr<Transport> transport,
+  // `engine` must outlive the core (Runtime and SimWorld own both).
+  CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
            CommOptions options);
   ~CommCore() override;
 
@@ -66,7 +67,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   void start_next();
   void retire();
 
-  std::shared_ptr<ProgressEngine> engine_;
+  ProgressEngine* engine_;
   std::unique_ptr<Transport> transport_;
   CommOptions options_;
   WindowLayout layout_;

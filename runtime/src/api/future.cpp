@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "../exec/tbb_handoff.hpp"
 #include "../topo/topology.hpp"
 
 #include <oneapi/tbb/task_arena.h>
@@ -111,7 +112,7 @@ Future Future::then(std::function<void()> continuation) const {
   state_->on_complete([next, continuation = std::move(continuation)](std::exception_ptr error) {
     if (error) return next->fail(error);
     // Run on a TBB worker: the completing thread may be the progress thread.
-    continuation_arena().enqueue([next, continuation] {
+    detail::enqueue(continuation_arena(), [next, continuation] {
       try {
         continuation();
         next->complete();

@@ -51,13 +51,13 @@ struct Runtime::Impl {
   int local_ranks = 1;
   int workers = 1;
   detail::CommOptions comm_options;
-  std::shared_ptr<ProgressEngine> engine;
+  std::unique_ptr<ProgressEngine> engine;  // outlives every CommCore
   std::vector<std::weak_ptr<detail::CommCore>> cores;  // to close before MPI_Finalize
   Communicator world;
 
   Communicator make(MPI_Comm comm) {
     auto transport = std::make_unique<MpiTransport>(comm, detail::layout_for(comm_options).total_bytes());
-    auto core = std::make_shared<detail::CommCore>(engine, std::move(transport), comm_options);
+    auto core = std::make_shared<detail::CommCore>(*engine, std::move(transport), comm_options);
     cores.push_back(core);
     return Communicator(detail::user_handle(std::move(core)));
   }
@@ -94,7 +94,7 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   const char* bind_env = std::getenv("EARLYBIRD_BIND");
   const bool bind = options.bind_progress_thread && !oversubscribed && !(bind_env && std::string(bind_env) == "0");
   const int core = bind ? local_rank_on_node() * impl_->workers % topo::core_count() : -1;
-  impl_->engine = std::make_shared<ProgressEngine>(EngineOptions{impl_->workers, core});
+  impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, core});
   impl_->world = impl_->make(MPI_COMM_WORLD);
 }
 

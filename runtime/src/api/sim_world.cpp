@@ -11,7 +11,7 @@
 namespace earlybird {
 
 struct SimWorld::Impl {
-  std::vector<std::shared_ptr<ProgressEngine>> engines;
+  std::vector<std::unique_ptr<ProgressEngine>> engines;  // outlive the communicators
   std::vector<Communicator> comms;
 };
 
@@ -23,16 +23,16 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   comm_options.timeout = options.timeout;
   auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options).total_bytes());
   for (int r = 0; r < ranks; ++r) {
-    auto engine = std::make_shared<ProgressEngine>(EngineOptions{options.worker_threads, -1});
-    auto core = std::make_shared<detail::CommCore>(engine, std::make_unique<InProcTransport>(fabric, r), comm_options);
-    impl_->engines.push_back(engine);
+    impl_->engines.push_back(std::make_unique<ProgressEngine>(EngineOptions{options.worker_threads, -1}));
+    auto core = std::make_shared<detail::CommCore>(*impl_->engines.back(), std::make_unique<InProcTransport>(fabric, r),
+                                                   comm_options);
     impl_->comms.emplace_back(detail::user_handle(std::move(core)));
   }
 }
 
 SimWorld::~SimWorld() {
-  impl_->comms.clear();  // closes each communicator (drains its queue)
-  impl_->engines.clear();
+  impl_->comms.clear();    // closes each communicator (drains its queue)
+  impl_->engines.clear();  // joins the progress threads, which release the cores
 }
 
 int SimWorld::size() const { return static_cast<int>(impl_->comms.size()); }

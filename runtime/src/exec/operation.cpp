@@ -6,8 +6,7 @@
 
 #include <cstring>
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
+#include "tbb_handoff.hpp"
 
 namespace earlybird {
 namespace {
@@ -115,7 +114,7 @@ void Operation::dispatch_now(std::uint32_t step) {
   // of one thread per rank the worker would just time-share this core.
   if (!transfer && ctx_.engine->worker_threads() >= 2 && s.src.count * elem_ > kInlineComputeBytes) {
     inflight_tasks_.fetch_add(1, std::memory_order_acq_rel);
-    ctx_.engine->arena().enqueue([self = shared_from_this(), step] { self->run_compute_task(step); });
+    detail::enqueue(ctx_.engine->arena(), [self = shared_from_this(), step] { self->run_compute_task(step); });
     return;
   }
   try {
@@ -160,12 +159,9 @@ void Operation::execute(const PlanStep& s, bool may_split) {
         kernels::reduce(buf_.type, buf_.op, dst, src, s.src.count);
         return;
       }
-      const std::size_t grain = kSplitGrainBytes / elem_;
-      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, s.src.count, grain),
-                                [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
-                                  kernels::reduce(buf_.type, buf_.op, dst + r.begin() * elem_,
-                                                  src + r.begin() * elem_, r.size());
-                                });
+      detail::parallel_ranges(s.src.count, kSplitGrainBytes / elem_, [&](std::size_t begin, std::size_t end) {
+        kernels::reduce(buf_.type, buf_.op, dst + begin * elem_, src + begin * elem_, end - begin);
+      });
       return;
     }
   }

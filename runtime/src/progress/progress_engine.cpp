@@ -51,8 +51,8 @@ void ProgressEngine::submit(std::function<void()> request) {
   wake_.notify_one();
 }
 
-void ProgressEngine::activate(Pollable* p) {
-  if (std::find(active_.begin(), active_.end(), p) == active_.end()) active_.push_back(p);
+void ProgressEngine::activate(std::shared_ptr<Pollable> p) {
+  if (std::find(active_.begin(), active_.end(), p) == active_.end()) active_.push_back(std::move(p));
 }
 
 bool ProgressEngine::drain_requests() {

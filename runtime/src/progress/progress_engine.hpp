@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,8 +40,9 @@ class ProgressEngine {
 
   // Thread-safe: runs `request` on the progress thread, in submission order.
   void submit(std::function<void()> request);
-  // Progress thread only: poll `p` until it reports itself inactive.
-  void activate(Pollable* p);
+  // Progress thread only: poll `p` until it reports itself inactive. The
+  // engine keeps `p` alive meanwhile.
+  void activate(std::shared_ptr<Pollable> p);
   bool on_progress_thread() const { return std::this_thread::get_id() == thread_id_; }
   oneapi::tbb::task_arena& arena() { return arena_; }
   int worker_threads() const { return options_.worker_threads; }
@@ -57,7 +59,7 @@ class ProgressEngine {
   std::vector<std::function<void()>> requests_;
   std::atomic<bool> has_requests_{false};
   bool stop_ = false;
-  std::vector<Pollable*> active_;  // progress thread only
+  std::vector<std::shared_ptr<Pollable>> active_;  // progress thread only
   std::thread::id thread_id_;
   std::thread thread_;
 };
