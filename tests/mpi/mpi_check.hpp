@@ -34,6 +34,20 @@ class MpiCheck {
                  static_cast<long long>(limit.count()));
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
+  // Like wait(), but a failure is the expected outcome: returns the error
+  // text, or "" if the collective succeeded.
+  std::string error_of(const Future& f, const std::string& what,
+                       std::chrono::seconds limit = std::chrono::seconds(90)) {
+    try {
+      if (f.wait_for(limit)) return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    std::fprintf(stderr, "WATCHDOG rank %d: %s did not complete in %lld s\n", rank_, what.c_str(),
+                 static_cast<long long>(limit.count()));
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    return "";
+  }
   // Collective: prints the totals on rank 0; returns the process exit code.
   int finish(const char* program) {
     long long mine[2] = {checks_, failures_}, all[2] = {0, 0};
