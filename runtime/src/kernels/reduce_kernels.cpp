@@ -41,9 +41,10 @@ void reduce_arith(Op op, void* dst, const void* src, std::size_t n) {
 
 // Sums of signed integers wrap (as MPI implementations do in practice) instead
 // of being undefined behaviour: compute them in the unsigned type.
+// Types narrower than int promote to int, so compute those in unsigned int.
 template <class T>
 void reduce_signed(Op op, void* dst, const void* src, std::size_t n) {
-  using U = std::make_unsigned_t<T>;
+  using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
   if (op == Op::sum) return apply<T>(dst, src, n, [](T a, T b) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); });
   if (op == Op::prod) return apply<T>(dst, src, n, [](T a, T b) { return static_cast<T>(static_cast<U>(a) * static_cast<U>(b)); });
   reduce_arith<T>(op, dst, src, n);
