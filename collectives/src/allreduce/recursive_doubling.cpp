@@ -13,7 +13,8 @@
 // butterfly, and gets the result back from rank i at the end (the unfold).
 //
 // Limitations: commutative ops only (partners combine in either order);
-// scratch of (log2 P' + 2) vectors per rank (one slot per round, never reused);
+// scratch of log2 P' vectors per rank (one slot per round, never reused), one
+// more on ranks that take a fold;
 // vectors larger than the window run in batches (runtime).
 //
 // State for P = 4 (sets of ranks each holds):
@@ -44,20 +45,23 @@ Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
   const int extra = ranks - core;
   const std::size_t rounds = static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(core)));
 
+  // Scratch slots: butterfly round k uses slot k; the fold lands in slot
+  // `rounds` of rank i; the unfold in slot 0 of the extra rank (which uses
+  // no other slot).
   for (int i = 0; i < extra; ++i) {  // fold
-    b.put(whole(core + i, Buffer::output, count), whole(i, Buffer::scratch, count, 0));
-    b.reduce(whole(i, Buffer::output, count), whole(i, Buffer::scratch, count, 0));
+    b.put(whole(core + i, Buffer::output, count), whole(i, Buffer::scratch, count, rounds));
+    b.reduce(whole(i, Buffer::output, count), whole(i, Buffer::scratch, count, rounds));
   }
   for (std::size_t k = 0; k < rounds; ++k) {
     // All sends of a round read the vectors before any reduce of the round.
     for (int r = 0; r < core; ++r)
-      b.put(whole(r, Buffer::output, count), whole(r ^ (1 << k), Buffer::scratch, count, 1 + k));
+      b.put(whole(r, Buffer::output, count), whole(r ^ (1 << k), Buffer::scratch, count, k));
     for (int r = 0; r < core; ++r)
-      b.reduce(whole(r, Buffer::output, count), whole(r, Buffer::scratch, count, 1 + k));
+      b.reduce(whole(r, Buffer::output, count), whole(r, Buffer::scratch, count, k));
   }
   for (int i = 0; i < extra; ++i) {  // unfold
-    b.put(whole(i, Buffer::output, count), whole(core + i, Buffer::scratch, count, 1 + rounds));
-    b.copy(whole(core + i, Buffer::output, count), whole(core + i, Buffer::scratch, count, 1 + rounds));
+    b.put(whole(i, Buffer::output, count), whole(core + i, Buffer::scratch, count, 0));
+    b.copy(whole(core + i, Buffer::output, count), whole(core + i, Buffer::scratch, count, 0));
   }
   return std::move(b).finish();
 }

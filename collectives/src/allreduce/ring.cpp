@@ -2,7 +2,8 @@
 //
 // Cost (Hockney, m bytes per rank):
 //   2(P-1) alpha + 2((P-1)/P) beta m + ((P-1)/P) gamma m
-//   per rank: 2(P-1) puts, 2(count - |one chunk|) elements sent, rounds 2(P-1).
+//   per rank r: 2(P-1) puts, 2 count - |c(r+1)| - |c(r+2)| elements sent
+//   (2((P-1)/P) count when P divides count), rounds 2(P-1).
 // Bandwidth-optimal; latency grows linearly in P, so it loses to recursive
 // doubling for small vectors.
 //

@@ -47,7 +47,10 @@ struct Builder::Tracker {
 };
 
 Builder::Builder(std::string algorithm, int ranks, std::size_t count)
-    : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count) {
+    : Builder(std::move(algorithm), ranks, count, Hazards::all) {}
+
+Builder::Builder(std::string algorithm, int ranks, std::size_t count, Hazards hazards)
+    : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count), hazards_(hazards) {
   if (ranks < 1) throw std::invalid_argument("Builder: ranks must be >= 1");
   tracker_ = std::make_unique<Tracker>(ranks);
 }
@@ -66,27 +69,27 @@ void Builder::check_slot(const Slot& slot, const char* what) const {
 }
 
 StepId Builder::put(Slot src, Slot dst) {
-  if (src.range.empty()) return kNoStep;
+  if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (dst.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": put must target scratch");
   if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": put to self");
   return add({StepKind::put, src.rank, src, dst}, src, nullptr, dst);
 }
 
 StepId Builder::get(Slot src, Slot dst) {
-  if (src.range.empty()) return kNoStep;
+  if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (src.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": get must read scratch");
   if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": get from self");
   return add({StepKind::get, dst.rank, src, dst}, src, nullptr, dst);
 }
 
 StepId Builder::reduce(Slot dst, Slot src) {
-  if (src.range.empty()) return kNoStep;
+  if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (src.rank != dst.rank) throw std::logic_error(algorithm_ + ": reduce across ranks");
   return add({StepKind::reduce, dst.rank, src, dst}, src, &dst, dst);
 }
 
 StepId Builder::copy(Slot dst, Slot src) {
-  if (src.range.empty()) return kNoStep;
+  if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (src.rank != dst.rank) throw std::logic_error(algorithm_ + ": copy across ranks");
   return add({StepKind::copy, dst.rank, src, dst}, src, nullptr, dst);
 }
@@ -112,7 +115,8 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
   if (read_b) tracker_->of(*read_b).for_each(read_b->range, after_writer);
   tracker_->of(write).for_each(write.range, [&](Access& a) {
     after_writer(a);
-    deps.insert(deps.end(), a.readers.begin(), a.readers.end());
+    if (hazards_ != Hazards::skip_write_after_read)
+      deps.insert(deps.end(), a.readers.begin(), a.readers.end());
   });
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
@@ -125,6 +129,13 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
   steps_.push_back(step);
   deps_.push_back(std::move(deps));
   return id;
+}
+
+void Builder::add_dependency_for_tests(StepId step, StepId on) {
+  if (step >= steps_.size() || on >= steps_.size())
+    throw std::logic_error(algorithm_ + ": add_dependency_for_tests names a step that does not exist");
+  auto& deps = deps_[step];
+  if (std::find(deps.begin(), deps.end(), on) == deps.end()) deps.push_back(on);
 }
 
 Schedule Builder::finish() && {

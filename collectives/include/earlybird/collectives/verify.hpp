@@ -20,8 +20,9 @@ namespace earlybird::coll {
 
 struct VerifyOptions {
   std::uint64_t seed = 1;
-  // Race detection keeps reachability sets; above this many steps it is skipped
-  // (contents are still checked under the random order).
+  // Race detection asks the DAG whether each conflicting earlier access is an
+  // ancestor; above this many steps it is skipped (contents are still checked
+  // under the random order).
   std::size_t race_check_max_steps = 50000;
 };
 

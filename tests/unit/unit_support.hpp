@@ -1,0 +1,59 @@
+// Shared by the unit tests: printing of IR types for doctest, and small
+// hand-written schedules used by several test files.
+#pragma once
+
+#include <earlybird/collectives/builder.hpp>
+#include <earlybird/collectives/schedule.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace doctest {
+template <>
+struct StringMaker<earlybird::coll::Range> {
+  static String convert(const earlybird::coll::Range& r) {
+    return ("[" + std::to_string(r.begin) + "," + std::to_string(r.end()) + ")").c_str();
+  }
+};
+}  // namespace doctest
+
+namespace earlybird::coll::test {
+
+inline Slot in(int rank, std::size_t begin, std::size_t count) {
+  return {rank, Buffer::input, {begin, count}};
+}
+inline Slot out(int rank, std::size_t begin, std::size_t count) {
+  return {rank, Buffer::output, {begin, count}};
+}
+inline Slot scratch(int rank, std::size_t begin, std::size_t count) {
+  return {rank, Buffer::scratch, {begin, count}};
+}
+
+// Allreduce of P = 2, count = 2 in which rank 1 receives both of rank 0's
+// elements through ONE scratch slot, so the second put must wait until rank 1
+// has reduced the first (a cross-rank write-after-read edge).
+struct ScratchReuse {
+  Schedule schedule;
+  StepId first_put, first_reduce, second_put, second_reduce, return_put, return_copy;
+};
+
+inline ScratchReuse scratch_reuse_schedule(Hazards hazards = Hazards::all) {
+  Builder b("scratch_reuse", 2, 2, hazards);
+  b.copy_input_to_output();
+  ScratchReuse s;
+  s.first_put = b.put(out(0, 0, 1), scratch(1, 0, 1));
+  s.first_reduce = b.reduce(out(1, 0, 1), scratch(1, 0, 1));
+  s.second_put = b.put(out(0, 1, 1), scratch(1, 0, 1));
+  s.second_reduce = b.reduce(out(1, 1, 1), scratch(1, 0, 1));
+  s.return_put = b.put(out(1, 0, 2), scratch(0, 0, 2));
+  s.return_copy = b.copy(out(0, 0, 2), scratch(0, 0, 2));
+  s.schedule = std::move(b).finish();
+  return s;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace earlybird::coll::test
