@@ -42,16 +42,22 @@ void check_type() {
     CAPTURE(to_string(op));
     if (!op_supports(op, datatype_of<T>())) {
       std::vector<T> a(3), b(3);
-      CHECK_THROWS(kernels::reduce(datatype_of<T>(), op, a.data(), b.data(), 3));
+      CHECK_THROWS(kernels::reduce(datatype_of<T>(), op, a.data(), a.data(), b.data(), 3));
       continue;
     }
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{1001}}) {
-      std::vector<T> dst = sample<T>(n, 1), src = sample<T>(n, 2), expected(n);
-      for (std::size_t i = 0; i < n; ++i) expected[i] = apply_op(op, dst[i], src[i]);
-      kernels::reduce(datatype_of<T>(), op, dst.data(), src.data(), n);
-      std::size_t wrong = 0;
-      for (std::size_t i = 0; i < n; ++i) wrong += (dst[i] != expected[i]) ? 1 : 0;
-      CHECK(wrong == 0);
+      const std::vector<T> left = sample<T>(n, 1), right = sample<T>(n, 2);
+      std::vector<T> expected(n);
+      for (std::size_t i = 0; i < n; ++i) expected[i] = apply_op(op, left[i], right[i]);
+      // The three shapes the executor uses: separate destination, and a
+      // destination that is the left or the right operand itself.
+      std::vector<T> separate(n), as_left = left, as_right = right;
+      kernels::reduce(datatype_of<T>(), op, separate.data(), left.data(), right.data(), n);
+      kernels::reduce(datatype_of<T>(), op, as_left.data(), as_left.data(), right.data(), n);
+      kernels::reduce(datatype_of<T>(), op, as_right.data(), left.data(), as_right.data(), n);
+      CHECK(separate == expected);
+      CHECK(as_left == expected);
+      CHECK(as_right == expected);
     }
   }
 }

@@ -28,6 +28,7 @@
 #include <earlybird/collectives/partition.hpp>
 
 #include <bit>
+#include <vector>
 
 namespace earlybird::coll {
 namespace {
@@ -40,29 +41,36 @@ Slot whole(int rank, Buffer buffer, std::size_t count, std::size_t slot = 0) {
 
 Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
   Builder b("allreduce_recursive_doubling", ranks, count);
-  b.copy_input_to_output();
   const int core = floor_pow2(ranks);
   const int extra = ranks - core;
   const std::size_t rounds = static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(core)));
+
+  // A rank's running vector is its input until its first reduce writes the
+  // output: reading input directly saves copying input to output first.
+  std::vector<Buffer> vector_in(static_cast<std::size_t>(ranks), Buffer::input);
+  auto vector_of = [&](int r) { return whole(r, vector_in[static_cast<std::size_t>(r)], count); };
+  auto reduce_into = [&](int r, std::size_t slot) {
+    b.reduce(whole(r, Buffer::output, count), vector_of(r), whole(r, Buffer::scratch, count, slot));
+    vector_in[static_cast<std::size_t>(r)] = Buffer::output;
+  };
 
   // Scratch slots: butterfly round k uses slot k; the fold lands in slot
   // `rounds` of rank i; the unfold in slot 0 of the extra rank (which uses
   // no other slot).
   for (int i = 0; i < extra; ++i) {  // fold
-    b.put(whole(core + i, Buffer::output, count), whole(i, Buffer::scratch, count, rounds));
-    b.reduce(whole(i, Buffer::output, count), whole(i, Buffer::scratch, count, rounds));
+    b.put(vector_of(core + i), whole(i, Buffer::scratch, count, rounds));
+    reduce_into(i, rounds);
   }
   for (std::size_t k = 0; k < rounds; ++k) {
     // All sends of a round read the vectors before any reduce of the round.
-    for (int r = 0; r < core; ++r)
-      b.put(whole(r, Buffer::output, count), whole(r ^ (1 << k), Buffer::scratch, count, k));
-    for (int r = 0; r < core; ++r)
-      b.reduce(whole(r, Buffer::output, count), whole(r, Buffer::scratch, count, k));
+    for (int r = 0; r < core; ++r) b.put(vector_of(r), whole(r ^ (1 << k), Buffer::scratch, count, k));
+    for (int r = 0; r < core; ++r) reduce_into(r, k);
   }
   for (int i = 0; i < extra; ++i) {  // unfold
-    b.put(whole(i, Buffer::output, count), whole(core + i, Buffer::scratch, count, 0));
+    b.put(vector_of(i), whole(core + i, Buffer::scratch, count, 0));
     b.copy(whole(core + i, Buffer::output, count), whole(core + i, Buffer::scratch, count, 0));
   }
+  b.copy_unwritten_output();  // P = 1: output = input
   return std::move(b).finish();
 }
 

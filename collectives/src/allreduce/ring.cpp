@@ -16,7 +16,8 @@
 //
 // Schedule (virtual ranks, P chunks c0..c(P-1), next = r+1 mod P):
 //   reduce-scatter round k = 0..P-2: r puts chunk (r-k) to next's scratch slot k,
-//     next reduces it into its output chunk;
+//     next combines it with its own input chunk into its output chunk (round 0
+//     sends from input: no copy of input to output first);
 //   allgather round k = 0..P-2: r puts chunk (r+1-k) to next's scratch slot
 //     P-1+k, next copies it into its output chunk.
 //
@@ -40,22 +41,31 @@ namespace {
 
 int ring_mod(int value, int p) { return ((value % p) + p) % p; }
 
-// One ring round: every rank r sends chunk `chunk_of(r)` to r+1, into scratch
-// slot `slot`; the receiver reduces it (reduce == true) or copies it.
+// Who sends what in one ring round: every rank r sends chunk chunk_of(r) to
+// r+1, into scratch slot `slot`.
+struct RingRound {
+  int slot;
+  bool first;   // reduce-scatter round 0: the sender's chunk is still its input
+  bool reduce;  // false: the allgather (the receiver copies)
+};
+
 template <class ChunkOf>
-void ring_round(Builder& b, std::size_t segment_elems, int slot, bool reduce, ChunkOf chunk_of) {
+void ring_round(Builder& b, std::size_t segment_elems, RingRound round, ChunkOf chunk_of) {
   const int p = b.ranks();
   const std::size_t slot_elems = max_chunk(b.count(), p);
+  const Buffer sent_from = round.first ? Buffer::input : Buffer::output;
   for (int r = 0; r < p; ++r) {
     const int next = (r + 1) % p;
     const Range whole = chunk(b.count(), p, chunk_of(r));
     for (const Range seg : segments(whole, segment_elems)) {
       const Slot scratch{next, Buffer::scratch,
-                         {static_cast<std::size_t>(slot) * slot_elems + (seg.begin - whole.begin), seg.count}};
+                         {static_cast<std::size_t>(round.slot) * slot_elems + (seg.begin - whole.begin), seg.count}};
       const Slot out{next, Buffer::output, seg};
-      b.put({r, Buffer::output, seg}, scratch);
-      if (reduce)
-        b.reduce(out, scratch);
+      b.put({r, sent_from, seg}, scratch);
+      // A rank receives each chunk at most once while reducing, so its output
+      // chunk is still unwritten: combine with its input directly.
+      if (round.reduce)
+        b.reduce(out, {next, Buffer::input, seg}, scratch);
       else
         b.copy(out, scratch);
     }
@@ -67,16 +77,16 @@ void ring_round(Builder& b, std::size_t segment_elems, int slot, bool reduce, Ch
 void ring_allreduce_phases(Builder& b, std::size_t segment_elems) {
   const int p = b.ranks();
   for (int k = 0; k < p - 1; ++k)
-    ring_round(b, segment_elems, k, true, [&](int r) { return ring_mod(r - k, p); });
+    ring_round(b, segment_elems, {k, k == 0, true}, [&](int r) { return ring_mod(r - k, p); });
   for (int k = 0; k < p - 1; ++k)
-    ring_round(b, segment_elems, p - 1 + k, false, [&](int r) { return ring_mod(r + 1 - k, p); });
+    ring_round(b, segment_elems, {p - 1 + k, false, false}, [&](int r) { return ring_mod(r + 1 - k, p); });
+  b.copy_unwritten_output();  // P = 1: output = input
 }
 
 }  // namespace detail
 
 Schedule allreduce_ring(int ranks, std::size_t count) {
   Builder b("allreduce_ring", ranks, count);
-  b.copy_input_to_output();
   detail::ring_allreduce_phases(b, 0);
   return std::move(b).finish();
 }

@@ -26,7 +26,6 @@ namespace earlybird::coll {
 
 Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems) {
   Builder b("allreduce_segmented_ring", ranks, count);
-  b.copy_input_to_output();
   detail::ring_allreduce_phases(b, segment_elems);  // 0: one segment per chunk
   return std::move(b).finish();
 }

@@ -1,5 +1,7 @@
 #include <earlybird/collectives/builder.hpp>
 
+#include "interval_map.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -14,36 +16,17 @@ struct Access {
   std::vector<StepId> readers;
 };
 
-// Disjoint intervals covering [0, inf), each with its Access record. Intervals
-// are split lazily at the boundaries of the slots that touch them.
-class IntervalMap {
- public:
-  IntervalMap() { by_begin_.emplace(0, Access{}); }
-
-  template <class Visit>
-  void for_each(Range range, Visit visit) {
-    split_at(range.begin);
-    split_at(range.end());
-    for (auto it = by_begin_.find(range.begin); it != by_begin_.end() && it->first < range.end(); ++it)
-      visit(it->second);
-  }
-
- private:
-  void split_at(std::size_t at) {
-    auto it = std::prev(by_begin_.upper_bound(at));
-    if (it->first != at) by_begin_.emplace_hint(std::next(it), at, it->second);
-  }
-  std::map<std::size_t, Access> by_begin_;
-};
-
 }  // namespace
 
 struct Builder::Tracker {
   explicit Tracker(int ranks) : maps(static_cast<std::size_t>(ranks) * 3) {}
-  IntervalMap& of(const Slot& slot) {
-    return maps[static_cast<std::size_t>(slot.rank) * 3 + static_cast<std::size_t>(slot.buffer)];
+  // Input and output share one map: an in-place call makes them the same
+  // memory, so an output write must also wait for earlier input reads.
+  detail::IntervalMap<Access>& of(const Slot& slot) {
+    const Buffer tracked = slot.buffer == Buffer::input ? Buffer::output : slot.buffer;
+    return maps[static_cast<std::size_t>(slot.rank) * 3 + static_cast<std::size_t>(tracked)];
   }
-  std::vector<IntervalMap> maps;
+  std::vector<detail::IntervalMap<Access>> maps;
 };
 
 Builder::Builder(std::string algorithm, int ranks, std::size_t count)
@@ -72,26 +55,41 @@ StepId Builder::put(Slot src, Slot dst) {
   if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (dst.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": put must target scratch");
   if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": put to self");
-  return add({StepKind::put, src.rank, src, dst}, src, nullptr, dst);
+  return add({StepKind::put, src.rank, src, dst, {}}, src, nullptr, dst);
 }
 
 StepId Builder::get(Slot src, Slot dst) {
   if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (src.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": get must read scratch");
   if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": get from self");
-  return add({StepKind::get, dst.rank, src, dst}, src, nullptr, dst);
+  return add({StepKind::get, dst.rank, src, dst, {}}, src, nullptr, dst);
 }
 
-StepId Builder::reduce(Slot dst, Slot src) {
-  if (src.range.empty() && dst.range.empty()) return kNoStep;
-  if (src.rank != dst.rank) throw std::logic_error(algorithm_ + ": reduce across ranks");
-  return add({StepKind::reduce, dst.rank, src, dst}, src, &dst, dst);
+StepId Builder::reduce(Slot dst, Slot src) { return reduce(dst, dst, src); }
+
+StepId Builder::reduce(Slot dst, Slot left, Slot right) {
+  if (right.range.empty() && dst.range.empty()) return kNoStep;
+  if (right.rank != dst.rank || left.rank != dst.rank) throw std::logic_error(algorithm_ + ": reduce across ranks");
+  check_operand(left, dst);
+  check_operand(right, dst);
+  if (left.range.count != dst.range.count)
+    throw std::logic_error(algorithm_ + ": left operand and destination differ in length");
+  return add({StepKind::reduce, dst.rank, right, dst, left}, right, &left, dst);
+}
+
+// Kernels combine element i of each operand into element i of dst: an operand
+// may be dst itself or lie elsewhere, but must not partly overlap it.
+void Builder::check_operand(const Slot& operand, const Slot& dst) const {
+  const bool same_memory = operand.buffer == dst.buffer ||
+                           (operand.buffer != Buffer::scratch && dst.buffer != Buffer::scratch);
+  if (same_memory && operand.range.overlaps(dst.range) && operand.range != dst.range)
+    throw std::logic_error(algorithm_ + ": reduce operand partly overlaps its destination");
 }
 
 StepId Builder::copy(Slot dst, Slot src) {
   if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (src.rank != dst.rank) throw std::logic_error(algorithm_ + ": copy across ranks");
-  return add({StepKind::copy, dst.rank, src, dst}, src, nullptr, dst);
+  return add({StepKind::copy, dst.rank, src, dst, {}}, src, nullptr, dst);
 }
 
 void Builder::copy_input_to_output() {
@@ -99,8 +97,19 @@ void Builder::copy_input_to_output() {
     copy({r, Buffer::output, {0, count_}}, {r, Buffer::input, {0, count_}});
 }
 
+void Builder::copy_unwritten_output() {
+  for (int r = 0; r < ranks_; ++r) {
+    std::vector<Range> unwritten;
+    tracker_->of({r, Buffer::output, {}}).visit({0, count_}, [&](Range piece, const Access& a) {
+      if (a.last_writer == kNoStep) unwritten.push_back(piece);
+    });
+    for (const Range& piece : unwritten) copy({r, Buffer::output, piece}, {r, Buffer::input, piece});
+  }
+}
+
 StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slot& write) {
   check_slot(read_a, "source");
+  if (read_b) check_slot(*read_b, "left operand");
   check_slot(write, "destination");
   if (write.buffer == Buffer::input) throw std::logic_error(algorithm_ + ": writes the input buffer");
   if (read_a.range.count != write.range.count)
@@ -108,21 +117,22 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
 
   const auto id = static_cast<StepId>(steps_.size());
   std::vector<StepId> deps;
-  auto after_writer = [&](Access& a) {
+  auto after_writer = [&](Range, Access& a) {
     if (a.last_writer != kNoStep) deps.push_back(a.last_writer);
   };
   tracker_->of(read_a).for_each(read_a.range, after_writer);
   if (read_b) tracker_->of(*read_b).for_each(read_b->range, after_writer);
-  tracker_->of(write).for_each(write.range, [&](Access& a) {
-    after_writer(a);
+  tracker_->of(write).for_each(write.range, [&](Range piece, Access& a) {
+    after_writer(piece, a);
     if (hazards_ != Hazards::skip_write_after_read)
       deps.insert(deps.end(), a.readers.begin(), a.readers.end());
   });
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
 
-  tracker_->of(read_a).for_each(read_a.range, [&](Access& a) { a.readers.push_back(id); });
-  tracker_->of(write).for_each(write.range, [&](Access& a) {
+  tracker_->of(read_a).for_each(read_a.range, [&](Range, Access& a) { a.readers.push_back(id); });
+  if (read_b) tracker_->of(*read_b).for_each(read_b->range, [&](Range, Access& a) { a.readers.push_back(id); });
+  tracker_->of(write).for_each(write.range, [&](Range, Access& a) {
     a.last_writer = id;
     a.readers.clear();
   });

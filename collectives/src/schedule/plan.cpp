@@ -45,6 +45,8 @@ RankPlan project(const Schedule& schedule, int rank) {
     p.dst_buffer = s.dst.buffer;
     p.src = s.src.range;
     p.dst = s.dst.range;
+    p.left_buffer = s.left.buffer;
+    p.left = s.left.range;
     for (StepId d : schedule.deps(g)) {
       ++p.waits;
       if (steps[d].owner == rank)

@@ -73,8 +73,8 @@ std::string slot_string(const Slot& slot) {
 }  // namespace
 
 std::string to_string(const Step& step) {
-  return std::string(to_string(step.kind)) + " " + slot_string(step.dst) + " <- " +
-         slot_string(step.src);
+  const std::string left = step.kind == StepKind::reduce ? slot_string(step.left) + " op " : "";
+  return std::string(to_string(step.kind)) + " " + slot_string(step.dst) + " <- " + left + slot_string(step.src);
 }
 
 }  // namespace earlybird::coll

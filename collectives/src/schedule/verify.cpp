@@ -238,6 +238,14 @@ class AllreduceVerifier {
     if (step.src.range.count != step.dst.range.count)
       fail_at(id, "source and destination differ in length");
     if (step.dst.buffer == Buffer::input) fail_at(id, "writes the input buffer");
+    if (has_separate_left(step) && (step.left.rank != step.dst.rank || step.left.range.count != step.dst.range.count))
+      fail_at(id, "left operand is not a slot of the destination's rank and length");
+  }
+
+  // A reduce whose left operand is not its destination: dst = left op src.
+  static bool has_separate_left(const Step& step) {
+    return step.kind == StepKind::reduce &&
+           (step.left.buffer != step.dst.buffer || step.left.range != step.dst.range);
   }
 
   void run_steps(std::size_t& steps_run) {
@@ -253,8 +261,14 @@ class AllreduceVerifier {
 
   void run_step(StepId id) {
     const Step& step = schedule_.steps()[id];
+    const bool separate_left = has_separate_left(step);
     if (step.src.buffer == Buffer::input) check_in_place(id, step.src);
+    if (separate_left && step.left.buffer == Buffer::input) check_in_place(id, step.left);
     if (races_) check_races(id, step);
+    if (separate_left) {  // dst takes left's contents, then src is reduced in
+      read_pieces(id, step.left, src_pieces_);
+      copy_into(id, step.dst);
+    }
     read_pieces(id, step.src, src_pieces_);
     if (step.kind == StepKind::reduce)
       reduce_into(id, step.dst);
@@ -265,6 +279,10 @@ class AllreduceVerifier {
   void check_races(StepId id, const Step& step) {
     Conflict conflict = races_->read(id, step.src);
     if (conflict.other != kNoStep) report_race(id, conflict, step.src);
+    if (has_separate_left(step)) {
+      conflict = races_->read(id, step.left);
+      if (conflict.other != kNoStep) report_race(id, conflict, step.left);
+    }
     conflict = races_->write(id, step.dst);
     if (conflict.other != kNoStep) report_race(id, conflict, step.dst);
   }

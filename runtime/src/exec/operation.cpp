@@ -154,13 +154,15 @@ void Operation::execute(const PlanStep& s, bool may_split) {
     }
     case StepKind::reduce: {
       std::byte* dst = local(s.dst_buffer, s.dst);
-      const std::byte* src = local(s.src_buffer, s.src);
+      const std::byte* left = local(s.left_buffer, s.left);
+      const std::byte* right = local(s.src_buffer, s.src);
       if (!may_split || ctx_.engine->worker_threads() < 2 || bytes < 2 * kSplitGrainBytes) {
-        kernels::reduce(buf_.type, buf_.op, dst, src, s.src.count);
+        kernels::reduce(buf_.type, buf_.op, dst, left, right, s.src.count);
         return;
       }
       detail::parallel_ranges(s.src.count, kSplitGrainBytes / elem_, [&](std::size_t begin, std::size_t end) {
-        kernels::reduce(buf_.type, buf_.op, dst + begin * elem_, src + begin * elem_, end - begin);
+        const std::size_t offset = begin * elem_;
+        kernels::reduce(buf_.type, buf_.op, dst + offset, left + offset, right + offset, end - begin);
       });
       return;
     }

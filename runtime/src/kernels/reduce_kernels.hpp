@@ -1,6 +1,6 @@
-// Reduction kernels: dst[i] = dst[i] (op) src[i] for every basic type and
+// Reduction kernels: dst[i] = left[i] (op) right[i] for every basic type and
 // predefined operator. The loops are branch-free per element so the compiler
-// vectorises them (-O2 and above).
+// vectorises them (-O2 and above; it checks aliasing at run time).
 #pragma once
 
 #include <earlybird/types.hpp>
@@ -9,7 +9,8 @@
 
 namespace earlybird::kernels {
 
-// Precondition: op_supports(op, type); dst and src do not overlap.
-void reduce(Datatype type, Op op, void* dst, const void* src, std::size_t count);
+// Precondition: op_supports(op, type); `left` and `right` each either equal
+// `dst` or do not overlap it.
+void reduce(Datatype type, Op op, void* dst, const void* left, const void* right, std::size_t count);
 
 }  // namespace earlybird::kernels

@@ -48,6 +48,9 @@ class Builder {
   StepId get(Slot src, Slot dst);
   // dst = dst (op) src, both on one rank.
   StepId reduce(Slot dst, Slot src);
+  // dst = left (op) right, all on one rank; left and right may each be dst
+  // itself or disjoint from it, never partly overlapping it.
+  StepId reduce(Slot dst, Slot left, Slot right);
   // dst = src, both on one rank.
   StepId copy(Slot dst, Slot src);
 
@@ -55,6 +58,10 @@ class Builder {
   // allreduce-like schedule. Input is read here only, so in-place calls (input
   // aliasing output) are safe; the runtime skips the copy when they alias.
   void copy_input_to_output();
+  // Copies input to output wherever no step has written output so far: the
+  // closing step of algorithms that read input directly (P = 1 leaves the
+  // whole output to it). Nothing is added where output is complete.
+  void copy_unwritten_output();
 
   // Test hook: makes `step` also depend on `on`, even against program order,
   // so the verifier's tests can build a cycle. Algorithms never call it.
@@ -65,6 +72,7 @@ class Builder {
  private:
   struct Tracker;
   StepId add(Step step, const Slot& read_a, const Slot* read_b, const Slot& write);
+  void check_operand(const Slot& operand, const Slot& dst) const;
   void check_slot(const Slot& slot, const char* what) const;
 
   std::string algorithm_;

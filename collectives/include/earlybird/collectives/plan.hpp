@@ -17,8 +17,10 @@ struct PlanStep {
   int peer = -1;  // virtual rank on the far side of a transfer, -1 for local steps
   Buffer src_buffer = Buffer::output;
   Buffer dst_buffer = Buffer::output;
+  Buffer left_buffer = Buffer::output;  // reduce: dst = left op src
   Range src;
   Range dst;
+  Range left;
   std::uint32_t waits = 0;  // local predecessors + flags to see before it may run
   std::uint32_t succ_begin = 0, succ_end = 0;  // into RankPlan::successors
   std::uint32_t note_begin = 0, note_end = 0;  // into RankPlan::notes

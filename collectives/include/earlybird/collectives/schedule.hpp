@@ -41,7 +41,9 @@ struct Slot {
 
 // put:    owner = src.rank; copies a local slice into a peer's scratch.
 // get:    owner = dst.rank; pulls a peer's scratch slice into a local slot.
-// reduce: owner = both ranks; dst = dst (op) src.
+// reduce: owner = the rank of all three slots; dst = left (op) src. `left`
+//         may be dst itself (dst = dst op src) or another slot, e.g. the
+//         rank's input, which saves copying input to output first.
 // copy:   owner = both ranks; dst = src.
 enum class StepKind : std::uint8_t { put, get, reduce, copy };
 
@@ -52,6 +54,7 @@ struct Step {
   int owner = 0;  // the virtual rank that executes the step
   Slot src;
   Slot dst;
+  Slot left;  // reduce only: the left operand
 
   bool is_transfer() const { return kind == StepKind::put || kind == StepKind::get; }
   // The rank on the far side of a transfer (-1 for local steps).
