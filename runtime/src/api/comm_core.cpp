@@ -20,12 +20,12 @@ std::size_t env_size(const char* name, std::size_t fallback) {
   return static_cast<std::size_t>(parsed);
 }
 
-// Default choice until the cost model lands (issue: catalogue): few rounds for
-// small vectors, bandwidth-optimal ring for large ones. Thresholds from the
-// sweep recorded in docs/algorithms.md.
+// Default choice until the cost model lands: few rounds for small vectors,
+// the bandwidth-optimal ring otherwise (at P = 2 the ring is one exchange of
+// half vectors, never worse). Thresholds from the sweeps in
+// docs/benchmarks.md (P = 2 and 4 on a 2-core machine).
 std::string default_allreduce(std::size_t bytes, int ranks) {
-  if (ranks <= 2 || bytes <= 64 * 1024) return "recursive_doubling";
-  return bytes <= 4 * 1024 * 1024 ? "ring" : "segmented_ring";
+  return ranks > 2 && bytes <= 8 * 1024 ? "recursive_doubling" : "ring";
 }
 
 // FNV-1a, folded into a flag's signature bits.

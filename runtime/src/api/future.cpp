@@ -40,7 +40,7 @@ void cpu_relax() {
 }  // namespace
 
 void FutureState::wait() const {
-  const int spins = topo::allowed_cpus() > 1 ? kSpinsBeforeBlocking : 0;
+  const int spins = topo::cores_shared() ? 0 : kSpinsBeforeBlocking;
   for (int i = 0; i < spins && !ready(); ++i) cpu_relax();
   std::unique_lock lock(impl_->mutex);
   impl_->cv.wait(lock, [&] { return impl_->done.load(std::memory_order_acquire); });

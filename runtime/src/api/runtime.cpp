@@ -94,6 +94,7 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   const char* bind_env = std::getenv("EARLYBIRD_BIND");
   const bool bind = options.bind_progress_thread && !oversubscribed && !(bind_env && std::string(bind_env) == "0");
   const int core = bind ? local_rank_on_node() * impl_->workers % topo::core_count() : -1;
+  if (oversubscribed) topo::note_oversubscribed();
   impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, core});
   impl_->world = impl_->make(MPI_COMM_WORLD);
 }

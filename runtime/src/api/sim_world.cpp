@@ -1,6 +1,7 @@
 #include "comm_core.hpp"
 
 #include "../rma/inproc_transport.hpp"
+#include "../topo/topology.hpp"
 
 #include <earlybird/sim.hpp>
 
@@ -22,6 +23,7 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   comm_options.flags_per_lane = 1u << 14;
   comm_options.timeout = options.timeout;
   auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options).total_bytes());
+  if (ranks > topo::core_count()) topo::note_oversubscribed();
   for (int r = 0; r < ranks; ++r) {
     impl_->engines.push_back(std::make_unique<ProgressEngine>(EngineOptions{options.worker_threads, -1}));
     auto core = std::make_shared<detail::CommCore>(*impl_->engines.back(), std::make_unique<InProcTransport>(fabric, r),

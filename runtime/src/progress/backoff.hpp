@@ -10,16 +10,18 @@ namespace earlybird {
 
 class Backoff {
  public:
-  // `may_spin`: false when the poller shares its only core with other threads
-  // of the rank (spinning would steal the core from them); it then starts
-  // with yielding.
-  explicit Backoff(bool may_spin) : spin_steps_(may_spin ? kSpinSteps : 0) {}
+  // Shared: the poller competes for its cores with threads it waits on (a
+  // rank bound to one core, or more ranks than cores). It then never spins
+  // and yields for long before it sleeps, because a sleeping poller answers
+  // late and every hop of a collective waits for one.
+  explicit Backoff(bool shared)
+      : spin_steps_(shared ? 0 : kSpinSteps), yield_steps_(shared ? kSharedYieldSteps : kYieldSteps) {}
   void reset() { step_ = 0; }
   void pause() {
     ++step_;
     if (step_ < spin_steps_) {
       for (int i = 0; i < 16; ++i) cpu_relax();
-    } else if (step_ < spin_steps_ + kYieldSteps) {
+    } else if (step_ < spin_steps_ + yield_steps_) {
       std::this_thread::yield();
     } else {
       const int doublings = std::min(step_ - spin_steps_ - kYieldSteps, kMaxDoublings);
@@ -37,8 +39,10 @@ class Backoff {
   }
   static constexpr int kSpinSteps = 2000;   // ~ tens of microseconds
   static constexpr int kYieldSteps = 200;
+  static constexpr int kSharedYieldSteps = 20000;  // ~ tens of milliseconds of yields
   static constexpr int kMaxDoublings = 7;   // sleeps cap at 128 us
   int spin_steps_;
+  int yield_steps_;
   int step_ = 0;
 };
 

@@ -91,7 +91,7 @@ void ProgressEngine::run() {
     thread_id_ = std::this_thread::get_id();
   }
   wake_.notify_all();
-  Backoff backoff(topo::allowed_cpus() > 1);
+  Backoff backoff(topo::cores_shared());
   for (;;) {
     const bool progressed = drain_requests() | poll_active();
     if (progressed) {

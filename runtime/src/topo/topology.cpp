@@ -3,6 +3,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 
 #include <sched.h>
@@ -45,6 +46,14 @@ int allowed_cpus() {
   }();
   return cpus;
 }
+
+namespace {
+std::atomic<bool> g_oversubscribed{false};
+}  // namespace
+
+void note_oversubscribed() { g_oversubscribed.store(true, std::memory_order_relaxed); }
+
+bool cores_shared() { return allowed_cpus() == 1 || g_oversubscribed.load(std::memory_order_relaxed); }
 
 int thread_budget(int local_ranks) { return std::max(1, core_count() / std::max(1, local_ranks)); }
 

@@ -11,6 +11,13 @@ bool bind_this_thread(int core);
 // CPUs this process may run on (its affinity mask; mpirun often narrows it
 // to one core per rank). Measured once, at the first call.
 int allowed_cpus();
+// Records that this process runs with more ranks (or simulated ranks) per
+// node than cores. Process-wide and sticky.
+void note_oversubscribed();
+// True when this process's threads compete for cores with the threads they
+// wait on: bound to one CPU, or oversubscribed. Pollers and waiters must not
+// spin then.
+bool cores_shared();
 // Threads a rank may use for reductions when `local_ranks` ranks share the
 // node: cores / local_ranks, at least 1.
 int thread_budget(int local_ranks);
