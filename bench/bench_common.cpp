@@ -111,37 +111,34 @@ std::vector<double> mean_over_ranks(const std::vector<double>& local, MPI_Comm c
 }
 
 namespace {
-int local_ranks(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int n = 1;
-  MPI_Comm_size(node, &n);
-  MPI_Comm_free(&node);
-  return n;
-}
-int node_count(MPI_Comm comm) {
+// Ranks on this rank's node, and the number of nodes.
+struct NodeShape {
+  int ranks_per_node = 1;
+  int nodes = 1;
+};
+
+NodeShape node_shape(MPI_Comm comm) {
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int local_rank = 0;
+  NodeShape shape;
   MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_size(node, &shape.ranks_per_node);
   MPI_Comm_free(&node);
-  int leader = local_rank == 0 ? 1 : 0, nodes = 0;
-  MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, comm);
-  return nodes;
+  int leader = local_rank == 0 ? 1 : 0;
+  MPI_Allreduce(&leader, &shape.nodes, 1, MPI_INT, MPI_SUM, comm);
+  return shape;
 }
 }  // namespace
-
-bool oversubscribed(MPI_Comm comm) {
-  return local_ranks(comm) > static_cast<int>(std::thread::hardware_concurrency());
-}
 
 void print_run_header(const char* job, const Args& args, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const int per_node = local_ranks(comm);
-  const int nodes = node_count(comm);
-  const bool over = oversubscribed(comm);
+  const NodeShape shape = node_shape(comm);
+  const int per_node = shape.ranks_per_node;
+  const int nodes = shape.nodes;
+  const bool over = per_node > static_cast<int>(std::thread::hardware_concurrency());
   if (rank != 0) return;
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;

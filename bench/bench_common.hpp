@@ -46,7 +46,6 @@ std::vector<double> mean_over_ranks(const std::vector<double>& local, MPI_Comm c
 // Machine, MPI library, P, ranks per node, oversubscription, date and command:
 // printed (rank 0) above every table.
 void print_run_header(const char* job, const Args& args, MPI_Comm comm);
-bool oversubscribed(MPI_Comm comm);
 
 // Writes rows to a CSV file on rank 0 (no-op when path is empty).
 class Csv {

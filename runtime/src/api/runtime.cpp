@@ -26,22 +26,20 @@ const char* thread_level_name(int level) {
 // order of magnitude faster there (docs/design.md). Respect a user's choice.
 void prefer_shared_memory_rma() { setenv("OMPI_MCA_osc_rdma_priority", "1", 0); }
 
-int count_local_ranks() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 1;
-  MPI_Comm_size(node, &local);
-  MPI_Comm_free(&node);
-  return local;
-}
-
-int local_rank_on_node() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+// This rank's place among the ranks sharing its node.
+struct NodePlace {
   int rank = 0;
-  MPI_Comm_rank(node, &rank);
+  int size = 1;
+};
+
+NodePlace node_place() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  NodePlace place;
+  MPI_Comm_rank(node, &place.rank);
+  MPI_Comm_size(node, &place.size);
   MPI_Comm_free(&node);
-  return rank;
+  return place;
 }
 
 }  // namespace
@@ -88,12 +86,13 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   impl_->comm_options = detail::comm_options_from_environment();
   if (options.scratch_bytes) impl_->comm_options.scratch_bytes = options.scratch_bytes;
   if (options.timeout.count() > 0) impl_->comm_options.timeout = options.timeout;
-  impl_->local_ranks = count_local_ranks();
+  const NodePlace place = node_place();
+  impl_->local_ranks = place.size;
   impl_->workers = options.worker_threads > 0 ? options.worker_threads : topo::thread_budget(impl_->local_ranks);
   const bool oversubscribed = impl_->local_ranks > topo::core_count();
   const char* bind_env = std::getenv("EARLYBIRD_BIND");
   const bool bind = options.bind_progress_thread && !oversubscribed && !(bind_env && std::string(bind_env) == "0");
-  const int core = bind ? local_rank_on_node() * impl_->workers % topo::core_count() : -1;
+  const int core = bind ? place.rank * impl_->workers % topo::core_count() : -1;
   if (oversubscribed) topo::note_oversubscribed();
   impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, core});
   impl_->world = impl_->make(MPI_COMM_WORLD);
