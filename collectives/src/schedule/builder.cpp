@@ -29,11 +29,11 @@ struct Builder::Tracker {
   std::vector<detail::IntervalMap<Access>> maps;
 };
 
-Builder::Builder(std::string algorithm, int ranks, std::size_t count)
-    : Builder(std::move(algorithm), ranks, count, Hazards::all) {}
-
 Builder::Builder(std::string algorithm, int ranks, std::size_t count, Hazards hazards)
-    : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count), hazards_(hazards) {
+    : Builder(std::move(algorithm), ranks, count, Shape{count, count}, hazards) {}
+
+Builder::Builder(std::string algorithm, int ranks, std::size_t count, Shape shape, Hazards hazards)
+    : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count), shape_(shape), hazards_(hazards) {
   if (ranks < 1) throw std::invalid_argument("Builder: ranks must be >= 1");
   tracker_ = std::make_unique<Tracker>(ranks);
 }
@@ -46,9 +46,11 @@ void Builder::check_slot(const Slot& slot, const char* what) const {
     throw std::logic_error(algorithm_ + ": " + what + " slot " + why);
   };
   if (slot.rank < 0 || slot.rank >= ranks_) fail("names rank " + std::to_string(slot.rank));
-  if (slot.buffer != Buffer::scratch && slot.range.end() > count_)
-    fail("runs past the vector (" + std::to_string(slot.range.end()) + " > " +
-         std::to_string(count_) + ")");
+  if (slot.buffer == Buffer::scratch) return;
+  const std::size_t size = slot.buffer == Buffer::input ? shape_.input : shape_.output;
+  if (slot.range.end() > size)
+    fail("runs past the " + std::string(to_string(slot.buffer)) + " buffer (" + std::to_string(slot.range.end()) +
+         " > " + std::to_string(size) + ")");
 }
 
 StepId Builder::put(Slot src, Slot dst) {
@@ -93,11 +95,13 @@ StepId Builder::copy(Slot dst, Slot src) {
 }
 
 void Builder::copy_input_to_output() {
+  require_same_shape("copy_input_to_output");
   for (int r = 0; r < ranks_; ++r)
     copy({r, Buffer::output, {0, count_}}, {r, Buffer::input, {0, count_}});
 }
 
 void Builder::copy_unwritten_output() {
+  require_same_shape("copy_unwritten_output");
   for (int r = 0; r < ranks_; ++r) {
     std::vector<Range> unwritten;
     tracker_->of({r, Buffer::output, {}}).visit({0, count_}, [&](Range piece, const Access& a) {
@@ -105,6 +109,11 @@ void Builder::copy_unwritten_output() {
     });
     for (const Range& piece : unwritten) copy({r, Buffer::output, piece}, {r, Buffer::input, piece});
   }
+}
+
+void Builder::require_same_shape(const char* what) const {
+  if (shape_.input != shape_.output)
+    throw std::logic_error(algorithm_ + ": " + what + " needs input and output of one length");
 }
 
 StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slot& write) {
@@ -153,6 +162,7 @@ Schedule Builder::finish() && {
   s.algorithm_ = std::move(algorithm_);
   s.ranks_ = ranks_;
   s.count_ = count_;
+  s.shape_ = shape_;
   const std::size_t n = steps_.size();
   const auto ranks = static_cast<std::size_t>(ranks_);
 

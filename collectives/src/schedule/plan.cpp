@@ -22,6 +22,7 @@ RankPlan project(const Schedule& schedule, int rank) {
   plan.rank = rank;
   plan.ranks = schedule.ranks();
   plan.count = schedule.count();
+  plan.shape = schedule.shape();
   plan.scratch_elems = schedule.scratch_elems(rank);
   plan.flags = schedule.flag_count(rank);
   plan.max_scratch_elems = schedule.max_scratch_elems();

@@ -194,7 +194,7 @@ class AllreduceVerifier {
         sets_(schedule.ranks()),
         contents_(static_cast<std::size_t>(schedule.ranks()) * kBuffers) {
     for (int r = 0; r < schedule.ranks(); ++r)
-      of({r, Buffer::input, {}}).for_each({0, schedule.count()}, [&](Range, Content& c) {
+      of({r, Buffer::input, {}}).for_each({0, schedule.shape().input}, [&](Range, Content& c) {
         c.set = RankSets::single(r);
       });
   }
@@ -337,7 +337,7 @@ class AllreduceVerifier {
 
   void check_outputs() {
     for (int r = 0; r < schedule_.ranks(); ++r) {
-      const Slot output{r, Buffer::output, {0, schedule_.count()}};
+      const Slot output{r, Buffer::output, {0, schedule_.shape().output}};
       of(output).visit(output.range, [&](Range piece, const Content& c) {
         if (c.set == kUndefined)
           fail(element_name(output, piece.begin) + ".." + std::to_string(piece.end()) +

@@ -33,14 +33,17 @@ class Builder {
  public:
   static constexpr StepId kNoStep = ~StepId{0};
 
-  Builder(std::string algorithm, int ranks, std::size_t count);
-  Builder(std::string algorithm, int ranks, std::size_t count, Hazards hazards);
+  // Input and output both of `count` elements (allreduce-like).
+  Builder(std::string algorithm, int ranks, std::size_t count, Hazards hazards = Hazards::all);
+  // `count` is the collective's count as callers name it; `shape` the buffers.
+  Builder(std::string algorithm, int ranks, std::size_t count, Shape shape, Hazards hazards = Hazards::all);
   ~Builder();
   Builder(Builder&&) noexcept;
   Builder& operator=(Builder&&) noexcept;
 
   int ranks() const { return ranks_; }
   std::size_t count() const { return count_; }
+  Shape shape() const { return shape_; }
 
   // Copies src (local to its rank) into dst, which must be a peer's scratch.
   StepId put(Slot src, Slot dst);
@@ -54,8 +57,8 @@ class Builder {
   // dst = src, both on one rank.
   StepId copy(Slot dst, Slot src);
 
-  // Every rank copies input into output: the conventional first step of an
-  // allreduce-like schedule. Input is read here only, so in-place calls (input
+  // Every rank copies input into output (input and output of one shape): the
+  // conventional first step of an allreduce-like schedule. Input is read here only, so in-place calls (input
   // aliasing output) are safe; the runtime skips the copy when they alias.
   void copy_input_to_output();
   // Copies input to output wherever no step has written output so far: the
@@ -73,11 +76,13 @@ class Builder {
   struct Tracker;
   StepId add(Step step, const Slot& read_a, const Slot* read_b, const Slot& write);
   void check_operand(const Slot& operand, const Slot& dst) const;
+  void require_same_shape(const char* what) const;
   void check_slot(const Slot& slot, const char* what) const;
 
   std::string algorithm_;
   int ranks_;
   std::size_t count_;
+  Shape shape_;
   Hazards hazards_ = Hazards::all;
   std::vector<Step> steps_;
   std::vector<std::vector<StepId>> deps_;

@@ -31,6 +31,7 @@ struct RankPlan {
   int rank = 0;   // virtual rank
   int ranks = 0;
   std::size_t count = 0;
+  Shape shape;
   std::size_t scratch_elems = 0;
   // Schedule-wide maxima: every rank must cut a large collective into the same
   // batches, so batching looks at the most demanding rank, not at itself.

@@ -33,6 +33,15 @@ struct Range {
   bool operator==(const Range&) const = default;
 };
 
+// Element counts of every rank's input and output buffer. An allreduce has
+// input = output = count; an allgather output = P x input; a reduce-scatter
+// input = P x output.
+struct Shape {
+  std::size_t input = 0;
+  std::size_t output = 0;
+  bool operator==(const Shape&) const = default;
+};
+
 struct Slot {
   int rank = 0;  // virtual rank
   Buffer buffer = Buffer::output;
@@ -75,7 +84,9 @@ class Schedule {
  public:
   const std::string& algorithm() const { return algorithm_; }
   int ranks() const { return ranks_; }
+  // The collective's element count as its generator was called with it.
   std::size_t count() const { return count_; }
+  Shape shape() const { return shape_; }
   std::span<const Step> steps() const { return steps_; }
   std::span<const StepId> deps(StepId step) const {
     return {dep_ids_.data() + dep_begin_[step], dep_ids_.data() + dep_begin_[step + 1]};
@@ -95,6 +106,7 @@ class Schedule {
   std::string algorithm_;
   int ranks_ = 0;
   std::size_t count_ = 0;
+  Shape shape_;
   std::vector<Step> steps_;
   std::vector<std::size_t> dep_begin_;
   std::vector<StepId> dep_ids_;
