@@ -141,7 +141,7 @@ TEST_CASE("recursive doubling, other P: fold, log2 P' butterfly rounds, unfold: 
 }
 
 TEST_CASE("count 0: no transfers at all") {
-  for (const AllreduceAlgorithm& algorithm : allreduce_algorithms()) {
+  for (const Algorithm& algorithm : allreduce_algorithms()) {
     const Schedule s = algorithm.make(7, 0, {}, 4);
     CHECK(s.steps().empty());
     CHECK(schedule_stats(s).rounds == 0);

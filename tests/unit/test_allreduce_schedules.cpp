@@ -39,7 +39,7 @@ std::size_t third_of_chunk(std::size_t count, int p) {
 }  // namespace
 
 TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000, 10007}, 3 seeds") {
-  for (const AllreduceAlgorithm& algorithm : allreduce_algorithms()) {
+  for (const Algorithm& algorithm : allreduce_algorithms()) {
     for (int p = 1; p <= 64; ++p) {
       for (std::size_t count : counts_for(p)) {
         CAPTURE(algorithm.name);
@@ -64,7 +64,7 @@ TEST_CASE("segmented ring with several segments per chunk, P = 1..64") {
 }
 
 TEST_CASE("large P: every catalogue algorithm for P in {100, 127, 128}, counts {0, 1, P+1}") {
-  for (const AllreduceAlgorithm& algorithm : allreduce_algorithms()) {
+  for (const Algorithm& algorithm : allreduce_algorithms()) {
     for (int p : {100, 127, 128}) {
       for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p) + 1}) {
         CAPTURE(algorithm.name);

@@ -137,7 +137,7 @@ void check_schedule(const Schedule& s) {
 }  // namespace
 
 TEST_CASE("plans of the catalogue's algorithms are consistent with their schedules") {
-  for (const AllreduceAlgorithm& algorithm : allreduce_algorithms())
+  for (const Algorithm& algorithm : allreduce_algorithms())
     for (int p : {1, 2, 3, 4, 5, 8, 13})
       for (std::size_t count : {0u, 1u, 7u, 100u}) check_schedule(algorithm.make(p, count, {}, 4));
 }

@@ -406,4 +406,9 @@ VerifyReport verify_allreduce(const Schedule& schedule, const VerifyOptions& opt
   return AllreduceVerifier(schedule, options).run();
 }
 
+VerifyReport verify(const Schedule& schedule, Collective collective, const VerifyOptions& options) {
+  if (collective == Collective::allreduce) return verify_allreduce(schedule, options);
+  return {false, std::string("verify: no postcondition for ") + to_string(collective) + " yet", 0};
+}
+
 }  // namespace earlybird::coll

@@ -88,7 +88,7 @@ std::shared_ptr<const coll::RankPlan> CommCore::plan_for(const std::string& algo
     std::lock_guard lock(cache_mutex_);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   }
-  const coll::AllreduceAlgorithm* info = coll::find_allreduce(algorithm);
+  const coll::Algorithm* info = coll::find_allreduce(algorithm);
   coll::AlgorithmParams params;
   params.segment_elems = segment_elems;
   auto plan = std::make_shared<const coll::RankPlan>(

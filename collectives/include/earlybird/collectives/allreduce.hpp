@@ -3,6 +3,7 @@
 // a state table for P = 4.
 #pragma once
 
+#include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/collectives/schedule.hpp>
 
 #include <cstddef>
@@ -15,23 +16,8 @@ Schedule allreduce_ring(int ranks, std::size_t count);
 Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems);
 Schedule allreduce_recursive_doubling(int ranks, std::size_t count);
 
-// Parameters every generator in the catalogue accepts; an algorithm ignores
-// the ones it has no use for.
-struct AlgorithmParams {
-  std::size_t segment_elems = 0;  // 0: the algorithm's default
-};
-
-struct AllreduceAlgorithm {
-  std::string_view name;
-  bool needs_commutative;  // true: may combine contributions out of rank order
-  bool pipelined;          // true: honours AlgorithmParams::segment_elems
-  std::size_t default_segment_bytes;  // 0 when not pipelined
-  Schedule (*make)(int ranks, std::size_t count, const AlgorithmParams& params,
-                   std::size_t elem_bytes);
-};
-
-std::span<const AllreduceAlgorithm> allreduce_algorithms();
-// nullptr when no algorithm has that name.
-const AllreduceAlgorithm* find_allreduce(std::string_view name);
+// The catalogue's allreduce table (catalogue.hpp has the general form).
+inline std::span<const Algorithm> allreduce_algorithms() { return algorithms(Collective::allreduce); }
+inline const Algorithm* find_allreduce(std::string_view name) { return find_algorithm(Collective::allreduce, name); }
 
 }  // namespace earlybird::coll

@@ -9,8 +9,13 @@
 //   - a race (two conflicting accesses to one element not ordered by the DAG),
 //   - an in-place hazard (input read after output of that range was written),
 //   - a missing contribution in the final output (collective-specific check).
+//
+// Planned (issue: catalogue), see verify(): contents also carry which input
+// element they came from, so data landing at the wrong offset is caught, and
+// an `ordered` mode checks that reductions keep rank order.
 #pragma once
 
+#include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/collectives/schedule.hpp>
 
 #include <cstdint>
@@ -24,6 +29,9 @@ struct VerifyOptions {
   // ancestor; above this many steps it is skipped (contents are still checked
   // under the random order).
   std::size_t race_check_max_steps = 50000;
+  // For non-commutative operators: every reduce must combine contiguous rank
+  // intervals in order, left = [a, b] and right = [b+1, c].
+  bool ordered = false;
 };
 
 struct VerifyReport {
@@ -32,8 +40,13 @@ struct VerifyReport {
   std::size_t steps_run = 0;
 };
 
-// Allreduce postcondition: every rank's output element holds every rank's
-// contribution exactly once.
+// Postconditions, root 0, element i of every output:
+//   allreduce:      every rank: all ranks' element i, each exactly once
+//   reduce:         rank 0: as allreduce; other ranks' outputs never written
+//   bcast:          every rank: rank 0's element i (no other rank's input read)
+//   allgather:      every rank, block j (elements j*n .. j*n+n-1): rank j's input
+//   reduce_scatter: rank r: all ranks' element r*n + i of their inputs
+VerifyReport verify(const Schedule& schedule, Collective collective, const VerifyOptions& options = {});
 VerifyReport verify_allreduce(const Schedule& schedule, const VerifyOptions& options = {});
 
 }  // namespace earlybird::coll

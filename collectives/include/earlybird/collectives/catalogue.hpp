@@ -1,0 +1,54 @@
+// The algorithm catalogue: every collective's algorithms by name, with the
+// properties selection needs, behind one signature. Generators are written for
+// root 0; the runtime binds virtual ranks so any root works.
+#pragma once
+
+#include <earlybird/collectives/schedule.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace earlybird::coll {
+
+enum class Collective : std::uint8_t { allreduce, reduce, bcast, allgather, reduce_scatter };
+const char* to_string(Collective collective);
+
+// Buffer lengths of a collective of `count` elements (per rank, or per block
+// for allgather and reduce-scatter) over `ranks` ranks.
+//   allreduce, reduce, bcast: input = output = count
+//   allgather:      input = count,         output = ranks x count
+//   reduce_scatter: input = ranks x count, output = count
+Shape shape_of(Collective collective, int ranks, std::size_t count);
+
+// Parameters every generator accepts; an algorithm ignores what it has no use for.
+struct AlgorithmParams {
+  std::size_t segment_elems = 0;  // pipelining unit; 0: the algorithm's default
+  int fanout = 0;                 // k of k-ary trees; 0: the algorithm's default
+};
+
+struct Algorithm {
+  std::string_view name;
+  bool needs_commutative;  // true: may combine contributions out of rank order
+  bool pipelined;          // true: honours AlgorithmParams::segment_elems
+  std::size_t default_segment_bytes;  // 0 when not pipelined
+  Schedule (*make)(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes);
+};
+
+std::span<const Algorithm> algorithms(Collective collective);
+// nullptr when `collective` has no algorithm of that name.
+const Algorithm* find_algorithm(Collective collective, std::string_view name);
+
+// The segment length in elements: params.segment_elems, or default_bytes
+// converted to elements (at least 1).
+std::size_t segment_elems(const AlgorithmParams& params, std::size_t default_bytes, std::size_t elem_bytes);
+
+// Per-collective tables (one file each, next to the generators).
+std::span<const Algorithm> allreduce_catalogue();
+std::span<const Algorithm> reduce_catalogue();
+std::span<const Algorithm> bcast_catalogue();
+std::span<const Algorithm> allgather_catalogue();
+std::span<const Algorithm> reduce_scatter_catalogue();
+
+}  // namespace earlybird::coll

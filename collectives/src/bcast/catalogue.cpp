@@ -1,0 +1,8 @@
+// The bcast catalogue: names, properties and adapters to a common signature.
+#include <earlybird/collectives/catalogue.hpp>
+
+namespace earlybird::coll {
+
+std::span<const Algorithm> bcast_catalogue() { return {}; }
+
+}  // namespace earlybird::coll

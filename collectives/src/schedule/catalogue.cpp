@@ -1,0 +1,50 @@
+#include <earlybird/collectives/catalogue.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace earlybird::coll {
+
+const char* to_string(Collective collective) {
+  switch (collective) {
+    case Collective::allreduce: return "allreduce";
+    case Collective::reduce: return "reduce";
+    case Collective::bcast: return "bcast";
+    case Collective::allgather: return "allgather";
+    case Collective::reduce_scatter: return "reduce_scatter";
+  }
+  return "?";
+}
+
+Shape shape_of(Collective collective, int ranks, std::size_t count) {
+  const std::size_t all = static_cast<std::size_t>(ranks) * count;
+  switch (collective) {
+    case Collective::allgather: return {count, all};
+    case Collective::reduce_scatter: return {all, count};
+    default: return {count, count};
+  }
+}
+
+std::span<const Algorithm> algorithms(Collective collective) {
+  switch (collective) {
+    case Collective::allreduce: return allreduce_catalogue();
+    case Collective::reduce: return reduce_catalogue();
+    case Collective::bcast: return bcast_catalogue();
+    case Collective::allgather: return allgather_catalogue();
+    case Collective::reduce_scatter: return reduce_scatter_catalogue();
+  }
+  throw std::invalid_argument("algorithms: unknown collective");
+}
+
+const Algorithm* find_algorithm(Collective collective, std::string_view name) {
+  const auto list = algorithms(collective);
+  auto it = std::find_if(list.begin(), list.end(), [&](const Algorithm& a) { return a.name == name; });
+  return it == list.end() ? nullptr : &*it;
+}
+
+std::size_t segment_elems(const AlgorithmParams& params, std::size_t default_bytes, std::size_t elem_bytes) {
+  if (params.segment_elems) return params.segment_elems;
+  return std::max<std::size_t>(1, default_bytes / std::max<std::size_t>(1, elem_bytes));
+}
+
+}  // namespace earlybird::coll
