@@ -25,6 +25,11 @@ Shape shape_of(Collective collective, int ranks, std::size_t count) {
   }
 }
 
+bool completion_implies_all_started(Collective collective) {
+  return collective == Collective::allreduce || collective == Collective::allgather ||
+         collective == Collective::reduce_scatter;
+}
+
 std::span<const Algorithm> algorithms(Collective collective) {
   switch (collective) {
     case Collective::allreduce: return allreduce_catalogue();

@@ -1,6 +1,7 @@
 // Communicator: a group of ranks that run collectives together. Collectives
 // return a Future at once; several may be in flight on one communicator, and
-// they match across ranks in submission order, as MPI's do.
+// they match across ranks in submission order, as MPI's do. Every rank must
+// make the same calls (collective, count, type, operator, root, algorithm).
 #pragma once
 
 #include <earlybird/future.hpp>
@@ -25,26 +26,74 @@ class Communicator {
   int size() const;
   bool valid() const { return core_ != nullptr; }
 
-  // out[i] = in_0[i] (op) in_1[i] (op) ... over all ranks. `in` and `out` have
-  // equal length on every rank; they may be the same span (in place) but must
-  // not partially overlap.
+  // --- allreduce: out[i] = in_0[i] op in_1[i] op ... op in_(P-1)[i] on every rank.
+  // `in` and `out` have equal length; they may be one span (in place) but
+  // must not partially overlap.
   template <class T>
-  Future allreduce(std::span<const T> in, std::span<T> out, Op op, const AllreduceOptions& options = {}) {
-    if (in.size() != out.size()) length_mismatch(in.size(), out.size());
-    return allreduce(in.data(), out.data(), in.size(), datatype_of<T>(), op, options);
+  Future allreduce(std::span<const T> in, std::span<T> out, ReduceOp op, const CollectiveOptions& options = {}) {
+    if (in.size() != out.size()) length_mismatch("allreduce", in.size(), out.size());
+    return allreduce(in.data(), out.data(), in.size(), datatype_of<T>(), std::move(op), options);
   }
   template <class T>
-  Future allreduce(std::span<T> in, std::span<T> out, Op op, const AllreduceOptions& options = {}) {
-    return allreduce(std::span<const T>(in), out, op, options);
+  Future allreduce(std::span<T> in, std::span<T> out, ReduceOp op, const CollectiveOptions& options = {}) {
+    return allreduce(std::span<const T>(in), out, std::move(op), options);
   }
-  // In place: `inout` holds this rank's input and receives the result.
+  template <class T>  // in place
+  Future allreduce(std::span<T> inout, ReduceOp op, const CollectiveOptions& options = {}) {
+    return allreduce(inout.data(), inout.data(), inout.size(), datatype_of<T>(), std::move(op), options);
+  }
+  Future allreduce(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
+                   const CollectiveOptions& options = {});
+
+  // --- reduce: out[i] on `root` = in_0[i] op ... op in_(P-1)[i]. `out` is
+  // used on the root only (other ranks may pass an empty span); on the root
+  // `in` and `out` may be one span (in place).
   template <class T>
-  Future allreduce(std::span<T> inout, Op op, const AllreduceOptions& options = {}) {
-    return allreduce(inout.data(), inout.data(), inout.size(), datatype_of<T>(), op, options);
+  Future reduce(std::span<const T> in, std::span<T> out, ReduceOp op, int root, const CollectiveOptions& options = {}) {
+    if (rank() == root && in.size() != out.size()) length_mismatch("reduce", in.size(), out.size());
+    return reduce(in.data(), out.data(), in.size(), datatype_of<T>(), std::move(op), root, options);
   }
-  // Untyped form: `count` elements of `type`. `in` may equal `out`.
-  Future allreduce(const void* in, void* out, std::size_t count, Datatype type, Op op,
-                   const AllreduceOptions& options = {});
+  template <class T>
+  Future reduce(std::span<T> in, std::span<T> out, ReduceOp op, int root, const CollectiveOptions& options = {}) {
+    return reduce(std::span<const T>(in), out, std::move(op), root, options);
+  }
+  Future reduce(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op, int root,
+                const CollectiveOptions& options = {});
+
+  // --- bcast: `buffer` on every rank receives `root`'s buffer.
+  template <class T>
+  Future bcast(std::span<T> buffer, int root, const CollectiveOptions& options = {}) {
+    return bcast(buffer.data(), buffer.size(), datatype_of<T>(), root, options);
+  }
+  Future bcast(void* buffer, std::size_t count, Datatype type, int root, const CollectiveOptions& options = {});
+
+  // --- allgather: out (P x n) holds every rank's `in` (n), rank j's in block j.
+  template <class T>
+  Future allgather(std::span<const T> in, std::span<T> out, const CollectiveOptions& options = {}) {
+    if (out.size() != in.size() * static_cast<std::size_t>(size()))
+      length_mismatch("allgather (output must be P x input)", in.size() * static_cast<std::size_t>(size()), out.size());
+    return allgather(in.data(), out.data(), in.size(), datatype_of<T>(), options);
+  }
+  template <class T>
+  Future allgather(std::span<T> in, std::span<T> out, const CollectiveOptions& options = {}) {
+    return allgather(std::span<const T>(in), out, options);
+  }
+  Future allgather(const void* in, void* out, std::size_t count, Datatype type, const CollectiveOptions& options = {});
+
+  // --- reduce_scatter (block): in (P x n); rank r's out (n) = the reduction of
+  // every rank's block r.
+  template <class T>
+  Future reduce_scatter(std::span<const T> in, std::span<T> out, ReduceOp op, const CollectiveOptions& options = {}) {
+    if (in.size() != out.size() * static_cast<std::size_t>(size()))
+      length_mismatch("reduce_scatter (input must be P x output)", out.size() * static_cast<std::size_t>(size()), in.size());
+    return reduce_scatter(in.data(), out.data(), out.size(), datatype_of<T>(), std::move(op), options);
+  }
+  template <class T>
+  Future reduce_scatter(std::span<T> in, std::span<T> out, ReduceOp op, const CollectiveOptions& options = {}) {
+    return reduce_scatter(std::span<const T>(in), out, std::move(op), options);
+  }
+  Future reduce_scatter(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
+                        const CollectiveOptions& options = {});
 
   // A new communicator over the ranks that pass the same `color`, ordered by
   // `key` (MPI_Comm_split semantics). Collective over this communicator.
@@ -53,7 +102,7 @@ class Communicator {
   detail::CommCore& core() const { return *core_; }
 
  private:
-  [[noreturn]] void length_mismatch(std::size_t in, std::size_t out) const;
+  [[noreturn]] void length_mismatch(const char* what, std::size_t expected, std::size_t got) const;
   std::shared_ptr<detail::CommCore> core_;
 };
 

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -40,14 +42,61 @@ constexpr Datatype datatype_of() {
   else static_assert(sizeof(U) == 0, "earlybird: unsupported element type");
 }
 
-struct AllreduceOptions {
-  // Catalogue name ("ring", "segmented_ring", "recursive_doubling"); empty:
-  // earlybird chooses by message size (docs/algorithms.md says how).
+// A reduction operator: one of the predefined ones (implicitly from Op), or a
+// user-defined one over typed spans with a commutativity flag. A user function
+// computes out[i] = left[i] (op) right[i]; `out` may be the same memory as
+// `left` or `right`. Non-commutative operators get rank order: the result is
+// in_0 op in_1 op ... op in_(P-1), and only algorithms that keep that order
+// accept them.
+class ReduceOp {
+ public:
+  ReduceOp(Op op) : builtin_(op) {}  // NOLINT(google-explicit-constructor): Op converts freely
+
+  template <class T, class F>
+  static ReduceOp user(F fn, bool commutative, std::string name = "user") {
+    ReduceOp op(Op::sum);
+    op.user_ = [fn](const void* left, const void* right, void* out, std::size_t n) {
+      fn(std::span<const T>(static_cast<const T*>(left), n), std::span<const T>(static_cast<const T*>(right), n),
+         std::span<T>(static_cast<T*>(out), n));
+    };
+    op.user_type_ = datatype_of<T>();
+    op.commutative_ = commutative;
+    op.name_ = std::move(name);
+    return op;
+  }
+
+  bool is_user() const { return static_cast<bool>(user_); }
+  bool commutative() const { return commutative_; }
+  Op builtin() const { return builtin_; }
+  // The element type a user operator was written for.
+  Datatype user_type() const { return user_type_; }
+  // "sum", "max", ... or the user operator's name.
+  std::string name() const;
+  // Whether this operator can reduce elements of `type`.
+  bool supports(Datatype type) const;
+  // out[i] = left[i] op right[i] for n elements of `type`.
+  void apply(Datatype type, void* out, const void* left, const void* right, std::size_t n) const;
+
+ private:
+  Op builtin_;
+  std::function<void(const void*, const void*, void*, std::size_t)> user_;
+  Datatype user_type_ = Datatype::int8;
+  bool commutative_ = true;
+  std::string name_;
+};
+
+// Options of every collective call.
+struct CollectiveOptions {
+  // Catalogue name (docs/algorithms.md); empty: earlybird chooses by size,
+  // and for a non-commutative operator among the order-keeping algorithms.
   std::string algorithm;
   // Pipelining unit for segmented algorithms; 0: the algorithm's default.
   std::size_t segment_bytes = 0;
+  // Fan-out of k-ary trees; 0: the algorithm's default.
+  int fanout = 0;
   // Watchdog for this call; zero: the communicator's default.
   std::chrono::milliseconds timeout{0};
 };
+using AllreduceOptions = CollectiveOptions;
 
 }  // namespace earlybird

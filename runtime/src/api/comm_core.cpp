@@ -1,6 +1,6 @@
 #include "comm_core.hpp"
 
-#include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/catalogue.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +11,12 @@ namespace {
 
 constexpr std::size_t kPlanCacheLimit = 256;
 
+// Elementwise collectives can run as consecutive batches of element ranges.
+bool batchable(coll::Collective collective) {
+  return collective == coll::Collective::allreduce || collective == coll::Collective::reduce ||
+         collective == coll::Collective::bcast;
+}
+
 std::size_t env_size(const char* name, std::size_t fallback) {
   const char* value = std::getenv(name);
   if (!value || !*value) return fallback;
@@ -18,35 +24,6 @@ std::size_t env_size(const char* name, std::size_t fallback) {
   const unsigned long long parsed = std::strtoull(value, &end, 10);
   if (*end != '\0' || parsed == 0) throw Error(std::string("earlybird: ") + name + "=" + value + " is not a positive integer");
   return static_cast<std::size_t>(parsed);
-}
-
-// Default choice until the cost model lands: few rounds for small vectors,
-// the bandwidth-optimal ring otherwise (at P = 2 the ring is one exchange of
-// half vectors, never worse). Thresholds from the sweeps in
-// docs/benchmarks.md (P = 2 and 4 on a 2-core machine).
-std::string default_allreduce(std::size_t bytes, int ranks) {
-  return ranks > 2 && bytes <= 8 * 1024 ? "recursive_doubling" : "ring";
-}
-
-// FNV-1a, folded into a flag's signature bits.
-std::uint64_t signature_of(const std::string& algorithm, std::size_t count, Datatype type, Op op,
-                           std::size_t segment_elems) {
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&](std::uint64_t v) {
-    for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
-  };
-  for (char c : algorithm) mix(static_cast<unsigned char>(c));
-  mix(count);
-  mix(static_cast<std::uint64_t>(type));
-  mix(static_cast<std::uint64_t>(op));
-  mix(segment_elems);
-  return h ^ (h >> 24) ^ (h >> 48);
-}
-
-std::string algorithm_names() {
-  std::string names;
-  for (const auto& a : coll::allreduce_algorithms()) names += (names.empty() ? "" : ", ") + std::string(a.name);
-  return names;
 }
 
 }  // namespace
@@ -77,22 +54,22 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       options_(options),
       layout_(layout_for(options)),
       rank_(transport_->rank()),
-      size_(transport_->size()) {}
+      size_(transport_->size()),
+      lanes_(*transport_, size_) {}
 
 CommCore::~CommCore() = default;
 
-std::shared_ptr<const coll::RankPlan> CommCore::plan_for(const std::string& algorithm, std::size_t count,
-                                                         std::size_t segment_elems, std::size_t elem_bytes) {
-  const auto key = std::make_tuple(algorithm, count, segment_elems);
+std::shared_ptr<const coll::RankPlan> CommCore::plan_for(const PlanKey& key) {
   {
     std::lock_guard lock(cache_mutex_);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   }
-  const coll::Algorithm* info = coll::find_allreduce(algorithm);
+  const coll::Algorithm* info = coll::find_algorithm(key.collective, key.algorithm);
   coll::AlgorithmParams params;
-  params.segment_elems = segment_elems;
+  params.segment_elems = key.segment_elems;
+  params.fanout = key.fanout;
   auto plan = std::make_shared<const coll::RankPlan>(
-      coll::project(info->make(size_, count, params, elem_bytes), rank_));
+      coll::project(info->make(size_, key.count, params, key.elem_bytes), key.virtual_rank));
   std::lock_guard lock(cache_mutex_);
   if (cache_.size() >= kPlanCacheLimit) cache_.clear();
   cache_.emplace(key, plan);
@@ -104,19 +81,21 @@ bool CommCore::fits(const coll::RankPlan& plan, std::size_t elem_bytes) const {
          plan.max_flags <= layout_.flags_per_lane;
 }
 
-// How many batches a collective of `count` elements needs so that each batch's
-// schedule fits one lane of the window. Deterministic, so all ranks agree.
-std::size_t CommCore::batch_count(const std::string& algorithm, std::size_t count,
-                                  std::size_t segment_elems, std::size_t elem_bytes) {
+// How many batches a collective needs so that each batch's schedule fits one
+// lane of the window. Deterministic, so all ranks agree.
+std::size_t CommCore::batch_count(PlanKey key) {
+  const std::size_t count = key.count;
   std::size_t batches = 1;
   for (;;) {
-    const std::size_t per_batch = (count + batches - 1) / batches;
-    const auto plan = plan_for(algorithm, per_batch, segment_elems, elem_bytes);
-    if (fits(*plan, elem_bytes)) return batches;
-    if (per_batch <= 1)
-      throw Error("the window's scratch (" + std::to_string(layout_.scratch_bytes) +
-                  " bytes per lane) cannot hold even one element for " + algorithm);
-    const double need = static_cast<double>(plan->max_scratch_elems * elem_bytes) /
+    key.count = (count + batches - 1) / batches;
+    const auto plan = plan_for(key);
+    if (fits(*plan, key.elem_bytes)) return batches;
+    if (key.count <= 1 || !batchable(key.collective))
+      throw Error("the window's scratch (" + std::to_string(layout_.scratch_bytes) + " bytes per lane) is too small: " +
+                  key.algorithm + " needs " + std::to_string(plan->max_scratch_elems * key.elem_bytes) +
+                  " bytes for this call" + (batchable(key.collective) ? "" : " (no batching for this collective)") +
+                  "; raise EARLYBIRD_SCRATCH_BYTES");
+    const double need = static_cast<double>(plan->max_scratch_elems * key.elem_bytes) /
                         static_cast<double>(layout_.scratch_bytes);
     const double flags = static_cast<double>(plan->max_flags) / static_cast<double>(layout_.flags_per_lane);
     const auto grow = static_cast<std::size_t>(static_cast<double>(batches) * std::max(need, flags) * 1.05) + 1;
@@ -124,48 +103,50 @@ std::size_t CommCore::batch_count(const std::string& algorithm, std::size_t coun
   }
 }
 
-Future CommCore::allreduce(const void* in, void* out, std::size_t count, Datatype type, Op op,
-                           const AllreduceOptions& options) {
-  const std::size_t elem = size_of(type);
-  const std::string algorithm =
-      options.algorithm.empty() ? default_allreduce(count * elem, size_) : options.algorithm;
-  const std::string description = "earlybird allreduce(algorithm=" + algorithm + ", count=" +
-                                  std::to_string(count) + ", type=" + to_string(type) + ", op=" +
-                                  to_string(op) + ") on rank " + std::to_string(rank_) + " of " +
-                                  std::to_string(size_);
+// One Operation per batch. Elementwise collectives split into consecutive
+// element ranges, each a complete collective of its own.
+std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, const std::string& algorithm,
+                                                    const std::shared_ptr<FutureState>& future) {
+  const std::size_t elem = size_of(call.type);
+  const int virtual_rank = (rank_ - call.root + size_) % size_;
+  const std::size_t segment_elems =
+      call.options.segment_bytes ? std::max<std::size_t>(1, call.options.segment_bytes / elem) : 0;
+  PlanKey key{call.collective, algorithm, call.count, segment_elems, call.options.fanout, virtual_rank, elem};
+  const std::size_t wanted = call.count == 0 ? 1 : batch_count(key);
+  const std::size_t per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
+  const std::size_t batches = call.count == 0 ? 1 : (call.count + per_batch - 1) / per_batch;
+  const auto timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
+  const std::uint64_t signature = signature_of(call, algorithm);
+  const std::string description = describe(call, algorithm, rank_, size_);
+  const bool all_started = coll::completion_implies_all_started(call.collective);
+  const OperationContext ctx{transport_.get(), engine_, &lanes_, layout_, call.root};
+
+  std::vector<Pending> items;
+  for (std::size_t b = 0; b < batches; ++b) {
+    const std::size_t begin = b * per_batch;
+    key.count = std::min(per_batch, call.count - begin);
+    const auto offset = static_cast<std::ptrdiff_t>(begin * elem);
+    const auto* in = static_cast<const std::byte*>(call.input);
+    auto* out = static_cast<std::byte*>(call.output);
+    const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op};
+    auto operation = std::make_shared<Operation>(plan_for(key), ctx, buffers, signature, timeout, description);
+    items.push_back({std::move(operation), future, b + 1 == batches, all_started});
+  }
+  return items;
+}
+
+Future CommCore::run(const CollectiveCall& call) {
+  const std::string algorithm = choose_algorithm(call, size_);
+  const std::string description = describe(call, algorithm, rank_, size_);
   auto invalid = [&](const std::string& why) { return Future(failed_future(description + ": " + why)); };
   if (closed_) return invalid("the communicator is closed");
-  if (!coll::find_allreduce(algorithm)) return invalid("unknown algorithm; known: " + algorithm_names());
-  if (!op_supports(op, type)) return invalid(std::string("operator ") + to_string(op) + " is not defined for " + to_string(type));
-  if (count > 0 && (!in || !out)) return invalid("null buffer");
-  const auto* in_bytes = static_cast<const std::byte*>(in);
-  auto* out_bytes = static_cast<std::byte*>(out);
-  const std::size_t bytes = count * elem;
-  if (in_bytes != out_bytes && count > 0 && in_bytes < out_bytes + bytes && out_bytes < in_bytes + bytes)
-    return invalid("input and output overlap without being the same buffer");
-
-  const std::size_t segment_elems = options.segment_bytes ? std::max<std::size_t>(1, options.segment_bytes / elem) : 0;
-  const auto timeout = options.timeout.count() > 0 ? options.timeout : options_.timeout;
-  const std::uint64_t signature = signature_of(algorithm, count, type, op, segment_elems);
+  if (const std::string why = invalid_reason(call, algorithm, rank_, size_); !why.empty()) return invalid(why);
   auto future = std::make_shared<FutureState>();
-  std::vector<Pending> items;
   try {
-    const std::size_t batches = count == 0 ? 1 : batch_count(algorithm, count, segment_elems, elem);
-    const std::size_t per_batch = count == 0 ? 0 : (count + batches - 1) / batches;
-    for (std::size_t begin = 0; begin < count || items.empty(); begin += per_batch) {
-      const std::size_t n = std::min(per_batch, count - begin);
-      OperationContext ctx{transport_.get(), engine_, layout_};
-      OperationBuffers buffers{in_bytes + begin * elem, out_bytes + begin * elem, type, op};
-      auto operation = std::make_shared<Operation>(plan_for(algorithm, n, segment_elems, elem), ctx, buffers,
-                                                   signature, timeout, description);
-      items.push_back({std::move(operation), future, false});
-      if (per_batch == 0) break;
-    }
+    submit(operations(call, algorithm, future));
   } catch (const std::exception& e) {
     return invalid(e.what());
   }
-  items.back().last_of_call = true;
-  submit(std::move(items));
   return Future(future);
 }
 
@@ -222,8 +203,9 @@ void CommCore::retire() {
       }
     }
     active_.future->fail(error);
-  } else if (active_.last_of_call) {
-    active_.future->complete();
+  } else {
+    if (active_.op->sequence() > 0) lanes_.finished(active_.op->sequence(), active_.all_started);
+    if (active_.last_of_call) active_.future->complete();
   }
   active_ = Pending{};
 }

@@ -4,7 +4,9 @@
 // order, so every rank runs them in the same order.
 #pragma once
 
+#include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
+#include "collective_call.hpp"
 #include "../progress/progress_engine.hpp"
 #include "../rma/transport.hpp"
 #include "../rma/window_layout.hpp"
@@ -43,8 +45,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  Future allreduce(const void* in, void* out, std::size_t count, Datatype type, Op op,
-                   const AllreduceOptions& options);
+  Future run(const CollectiveCall& call);
   std::shared_ptr<CommCore> split(int color, int key);
   // Waits for every submitted collective, then releases the window. Collective
   // (frees MPI objects); idempotent.
@@ -57,12 +58,25 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
     std::shared_ptr<Operation> op;
     std::shared_ptr<FutureState> future;
     bool last_of_call = true;
+    bool all_started = false;  // completing it implies every rank started it
   };
-  std::shared_ptr<const coll::RankPlan> plan_for(const std::string& algorithm, std::size_t count,
-                                                 std::size_t segment_elems, std::size_t elem_bytes);
+  // What identifies a plan: the call's collective, algorithm, parameters and
+  // element count, and this rank's virtual rank (its distance from the root).
+  struct PlanKey {
+    coll::Collective collective;
+    std::string algorithm;
+    std::size_t count;
+    std::size_t segment_elems;
+    int fanout;
+    int virtual_rank;
+    std::size_t elem_bytes;
+    auto operator<=>(const PlanKey&) const = default;
+  };
+  std::shared_ptr<const coll::RankPlan> plan_for(const PlanKey& key);
   bool fits(const coll::RankPlan& plan, std::size_t elem_bytes) const;
-  std::size_t batch_count(const std::string& algorithm, std::size_t count, std::size_t segment_elems,
-                          std::size_t elem_bytes);
+  std::size_t batch_count(PlanKey key);
+  std::vector<Pending> operations(const CollectiveCall& call, const std::string& algorithm,
+                                  const std::shared_ptr<FutureState>& future);
   void submit(std::vector<Pending> items);
   void start_next();
   void retire();
@@ -76,12 +90,13 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   std::atomic<bool> closed_{false};
 
   std::mutex cache_mutex_;
-  std::map<std::tuple<std::string, std::size_t, std::size_t>, std::shared_ptr<const coll::RankPlan>> cache_;
+  std::map<PlanKey, std::shared_ptr<const coll::RankPlan>> cache_;
 
   // Progress thread only.
   std::deque<Pending> queue_;
   Pending active_;
   std::uint64_t next_sequence_ = 1;
+  LaneGuard lanes_;
   std::string broken_;
   std::vector<std::shared_ptr<FutureState>> drain_waiters_;
 };

@@ -4,15 +4,51 @@
 
 namespace earlybird {
 
+using coll::Collective;
+using detail::CollectiveCall;
+
+namespace {
+
+Future run(const std::shared_ptr<detail::CommCore>& core, const CollectiveCall& call) {
+  if (!core)
+    return Future(detail::failed_future(std::string("earlybird ") + coll::to_string(call.collective) +
+                                        ": invalid (default-constructed) communicator"));
+  return core->run(call);
+}
+
+}  // namespace
+
 Communicator::Communicator(std::shared_ptr<detail::CommCore> core) : core_(std::move(core)) {}
 
 int Communicator::rank() const { return core_->rank(); }
 int Communicator::size() const { return core_->size(); }
 
-Future Communicator::allreduce(const void* in, void* out, std::size_t count, Datatype type, Op op,
-                               const AllreduceOptions& options) {
-  if (!core_) return Future(detail::failed_future("earlybird allreduce: invalid (default-constructed) communicator"));
-  return core_->allreduce(in, out, count, type, op, options);
+Future Communicator::allreduce(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
+                               const CollectiveOptions& options) {
+  return run(core_, {Collective::allreduce, in, out, count, type, std::move(op), 0, options});
+}
+
+Future Communicator::reduce(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op, int root,
+                            const CollectiveOptions& options) {
+  // Only the root's output exists; other ranks' `out` is ignored.
+  void* output = core_ && rank() == root ? out : nullptr;
+  return run(core_, {Collective::reduce, in, output, count, type, std::move(op), root, options});
+}
+
+Future Communicator::bcast(void* buffer, std::size_t count, Datatype type, int root, const CollectiveOptions& options) {
+  // The root's buffer is both source and (in place) destination.
+  const void* input = core_ && rank() == root ? buffer : nullptr;
+  return run(core_, {Collective::bcast, input, buffer, count, type, Op::sum, root, options});
+}
+
+Future Communicator::allgather(const void* in, void* out, std::size_t count, Datatype type,
+                               const CollectiveOptions& options) {
+  return run(core_, {Collective::allgather, in, out, count, type, Op::sum, 0, options});
+}
+
+Future Communicator::reduce_scatter(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
+                                    const CollectiveOptions& options) {
+  return run(core_, {Collective::reduce_scatter, in, out, count, type, std::move(op), 0, options});
 }
 
 Communicator Communicator::split(int color, int key) const {
@@ -21,9 +57,9 @@ Communicator Communicator::split(int color, int key) const {
   return Communicator(detail::user_handle(std::move(core)));
 }
 
-void Communicator::length_mismatch(std::size_t in, std::size_t out) const {
-  throw Error("earlybird allreduce on rank " + std::to_string(rank()) + ": input has " + std::to_string(in) +
-              " elements but output has " + std::to_string(out));
+void Communicator::length_mismatch(const char* what, std::size_t expected, std::size_t got) const {
+  throw Error(std::string("earlybird ") + what + " on rank " + std::to_string(rank()) + ": expected " +
+              std::to_string(expected) + " elements, got " + std::to_string(got));
 }
 
 namespace detail {

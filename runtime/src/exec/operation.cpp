@@ -1,6 +1,5 @@
 #include "operation.hpp"
 
-#include "../kernels/reduce_kernels.hpp"
 
 #include <earlybird/future.hpp>
 
@@ -110,6 +109,10 @@ void Operation::dispatch_now(std::uint32_t step) {
     ctx_.engine->submit([self = shared_from_this(), step] { self->dispatch(step); });
     return;
   }
+  if (transfer && !lanes_free(s, true)) {
+    parked_.push_back({step, Phase::execute});
+    return;
+  }
   // A task hand-off pays only when another core can take it: with a budget
   // of one thread per rank the worker would just time-share this core.
   if (!transfer && ctx_.engine->worker_threads() >= 2 && s.src.count * elem_ > kInlineComputeBytes) {
@@ -157,12 +160,12 @@ void Operation::execute(const PlanStep& s, bool may_split) {
       const std::byte* left = local(s.left_buffer, s.left);
       const std::byte* right = local(s.src_buffer, s.src);
       if (!may_split || ctx_.engine->worker_threads() < 2 || bytes < 2 * kSplitGrainBytes) {
-        kernels::reduce(buf_.type, buf_.op, dst, left, right, s.src.count);
+        buf_.op.apply(buf_.type, dst, left, right, s.src.count);
         return;
       }
       detail::parallel_ranges(s.src.count, kSplitGrainBytes / elem_, [&](std::size_t begin, std::size_t end) {
         const std::size_t offset = begin * elem_;
-        kernels::reduce(buf_.type, buf_.op, dst + offset, left + offset, right + offset, end - begin);
+        buf_.op.apply(buf_.type, dst + offset, left + offset, right + offset, end - begin);
       });
       return;
     }
@@ -174,6 +177,10 @@ void Operation::finish_step(std::uint32_t step) {
   if (s.note_end != s.note_begin) {
     if (!ctx_.engine->on_progress_thread()) {
       ctx_.engine->submit([self = shared_from_this(), step] { self->finish_step(step); });
+      return;
+    }
+    if (!lanes_free(s, false)) {
+      parked_.push_back({step, Phase::notify});
       return;
     }
     const std::uint64_t value = flag_value(sequence_, signature_);
@@ -194,9 +201,38 @@ void Operation::satisfy(std::uint32_t step) {
   if (waits_[step].fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(step);
 }
 
+// Every peer this step writes (its put's target, the targets of its
+// notifications) must be free for this sequence number; asks the ones that
+// are not known to be.
+bool Operation::lanes_free(const PlanStep& s, bool check_data_target) {
+  bool free = true;
+  auto check = [&](int virtual_peer) {
+    const int peer = real_rank(virtual_peer);
+    if (ctx_.lanes->free(peer, sequence_)) return;
+    ctx_.lanes->ask(peer);
+    free = free && ctx_.lanes->free(peer, sequence_);
+  };
+  if (check_data_target && s.kind == StepKind::put) check(s.peer);
+  for (std::uint32_t n = s.note_begin; n < s.note_end; ++n) check(plan_->notes[n].target);
+  return free;
+}
+
+bool Operation::retry_parked() {
+  if (parked_.empty()) return false;
+  std::vector<Parked> waiting;
+  waiting.swap(parked_);
+  for (const Parked& p : waiting) {
+    if (p.phase == Phase::execute)
+      dispatch(p.step);
+    else
+      finish_step(p.step);
+  }
+  return parked_.size() < waiting.size();
+}
+
 bool Operation::poll() {
   if (failed_.load(std::memory_order_acquire)) return false;
-  bool progressed = false;
+  bool progressed = retry_parked();
   for (std::size_t i = 0; i < unseen_flags_.size();) {
     const std::size_t before = unseen_flags_.size();
     check_flag(i, progressed);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "../progress/progress_engine.hpp"
+#include "lane_guard.hpp"
 #include "../rma/transport.hpp"
 #include "../rma/window_layout.hpp"
 
@@ -29,14 +30,18 @@ namespace earlybird {
 struct OperationContext {
   Transport* transport = nullptr;
   ProgressEngine* engine = nullptr;
+  LaneGuard* lanes = nullptr;
   WindowLayout layout;
+  // Binding of the plan's virtual ranks to ranks: v -> (v + root) mod P, so
+  // schedules written for root 0 serve every root.
+  int root = 0;
 };
 
 struct OperationBuffers {
   const std::byte* input = nullptr;  // already offset to this batch
   std::byte* output = nullptr;
   Datatype type = Datatype::int32;
-  Op op = Op::sum;
+  ReduceOp op = Op::sum;
 };
 
 class Operation : public std::enable_shared_from_this<Operation> {
@@ -60,6 +65,8 @@ class Operation : public std::enable_shared_from_this<Operation> {
   // Any thread: fail with `cause` (first failure wins).
   void fail(const std::string& cause);
   const std::string& description() const { return description_; }
+  // The sequence number it runs under (0: it exchanges nothing).
+  std::uint64_t sequence() const { return sequence_; }
 
  private:
   void dispatch(std::uint32_t step);
@@ -72,7 +79,15 @@ class Operation : public std::enable_shared_from_this<Operation> {
   std::string missing_flags() const;
   std::byte* local(coll::Buffer buffer, coll::Range range) const;
   std::size_t scratch_offset(coll::Range range) const;
-  int real_rank(int virtual_rank) const { return virtual_rank; }  // identity binding
+  int real_rank(int virtual_rank) const { return (virtual_rank + ctx_.root) % plan_->ranks; }
+  // Lane guard: a step that writes peers' windows waits until they are free.
+  enum class Phase : std::uint8_t { execute, notify };
+  struct Parked {
+    std::uint32_t step;
+    Phase phase;
+  };
+  bool lanes_free(const coll::PlanStep& s, bool check_data_target);
+  bool retry_parked();
 
   std::shared_ptr<const coll::RankPlan> plan_;
   OperationContext ctx_;
@@ -87,6 +102,7 @@ class Operation : public std::enable_shared_from_this<Operation> {
   Clock::time_point deadline_;
   std::unique_ptr<std::atomic<std::uint32_t>[]> waits_;
   std::vector<std::uint32_t> unseen_flags_;  // progress thread only
+  std::vector<Parked> parked_;               // progress thread only
   std::atomic<std::size_t> remaining_{0};
   std::atomic<int> inflight_tasks_{0};
   std::atomic<bool> failed_{false};

@@ -1,5 +1,7 @@
 #include <earlybird/types.hpp>
 
+#include "reduce_kernels.hpp"
+
 namespace earlybird {
 
 std::size_t size_of(Datatype type) {
@@ -50,6 +52,17 @@ bool op_supports(Op op, Datatype type) {
     case Op::sum: case Op::prod: case Op::min: case Op::max: return true;
     default: return !floating;
   }
+}
+
+std::string ReduceOp::name() const { return is_user() ? name_ : to_string(builtin_); }
+
+bool ReduceOp::supports(Datatype type) const { return is_user() ? type == user_type_ : op_supports(builtin_, type); }
+
+void ReduceOp::apply(Datatype type, void* out, const void* left, const void* right, std::size_t n) const {
+  if (is_user())
+    user_(left, right, out, n);
+  else
+    kernels::reduce(type, builtin_, out, left, right, n);
 }
 
 }  // namespace earlybird

@@ -47,6 +47,17 @@ std::uint64_t InProcTransport::load_flag(std::size_t offset) {
   return std::atomic_ref<std::uint64_t>(*word).load(std::memory_order_acquire);
 }
 
+std::uint64_t InProcTransport::load_remote(int target, std::size_t offset) {
+  check(target, offset, sizeof(std::uint64_t));
+  auto* word = reinterpret_cast<std::uint64_t*>(fabric_->window(target) + offset);
+  return std::atomic_ref<std::uint64_t>(*word).load(std::memory_order_acquire);
+}
+
+void InProcTransport::store_local(std::size_t offset, std::uint64_t value) {
+  auto* word = reinterpret_cast<std::uint64_t*>(window() + offset);
+  std::atomic_ref<std::uint64_t>(*word).store(value, std::memory_order_release);
+}
+
 std::unique_ptr<Transport> InProcTransport::split(int, int, std::size_t) {
   throw Error("earlybird: split is not available on the in-process (sim) transport");
 }

@@ -37,6 +37,8 @@ class InProcTransport final : public Transport {
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
   void notify(int target, std::size_t offset, std::uint64_t value) override;
   std::uint64_t load_flag(std::size_t offset) override;
+  std::uint64_t load_remote(int target, std::size_t offset) override;
+  void store_local(std::size_t offset, std::uint64_t value) override;
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
 
  private:

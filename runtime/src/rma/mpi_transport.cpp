@@ -84,6 +84,22 @@ std::uint64_t MpiTransport::load_flag(std::size_t offset) {
   return std::atomic_ref<std::uint64_t>(*word).load(std::memory_order_acquire);
 }
 
+std::uint64_t MpiTransport::load_remote(int target, std::size_t offset) {
+  std::uint64_t value = 0;
+  check_mpi(MPI_Fetch_and_op(nullptr, &value, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), MPI_NO_OP, win_),
+            "MPI_Fetch_and_op (remote read)");
+  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush (remote read)");
+  return value;
+}
+
+// Peers read this word with MPI_Fetch_and_op; an atomic store is the local
+// counterpart that osc/sm and the in-process transport agree with.
+void MpiTransport::store_local(std::size_t offset, std::uint64_t value) {
+  auto* word = reinterpret_cast<std::uint64_t*>(base_ + offset);
+  std::atomic_ref<std::uint64_t>(*word).store(value, std::memory_order_release);
+  MPI_Win_sync(win_);
+}
+
 void MpiTransport::poll_hook() {
   MPI_Win_sync(win_);
   int flag = 0;

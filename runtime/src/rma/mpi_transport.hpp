@@ -32,6 +32,8 @@ class MpiTransport final : public Transport {
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
   void notify(int target, std::size_t offset, std::uint64_t value) override;
   std::uint64_t load_flag(std::size_t offset) override;
+  std::uint64_t load_remote(int target, std::size_t offset) override;
+  void store_local(std::size_t offset, std::uint64_t value) override;
   void poll_hook() override;
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
   void close() override;

@@ -30,6 +30,10 @@ class Transport {
   virtual void notify(int target, std::size_t offset, std::uint64_t value) = 0;
   // Atomic acquire load of a flag word in this rank's own window.
   virtual std::uint64_t load_flag(std::size_t offset) = 0;
+  // Atomic read of a 64-bit word in target's window (a round trip).
+  virtual std::uint64_t load_remote(int target, std::size_t offset) = 0;
+  // Atomic release store into a 64-bit word of this rank's own window.
+  virtual void store_local(std::size_t offset, std::uint64_t value) = 0;
   // Called between polls so the library can make passive-target progress.
   virtual void poll_hook() {}
   // A transport over the ranks passing the same color (MPI_Comm_split order),

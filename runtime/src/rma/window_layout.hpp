@@ -1,13 +1,12 @@
-// Layout of a communicator's window: two lanes, used by alternate collectives
-// (sequence number n uses lane n % 2), each with a flag area and scratch.
+// Layout of a communicator's window: a header, then two lanes used by
+// alternate collectives (sequence number n uses lane n % 2), each with a flag
+// area and scratch.
 //
-//   [ lane 0: flags[0..F) | scratch S bytes ][ lane 1: flags[0..F) | scratch ]
+//   [ header: done word ][ lane 0: flags[0..F) | scratch S ][ lane 1: ... ]
 //
-// Why two lanes are enough: every schedule earlybird runs makes each rank's
-// completion depend on every rank's start (an allreduce's output holds every
-// input). So when a rank starts collective n+2 and writes a peer's lane, it
-// has completed n+1, hence the peer has started n+1, hence (collectives run
-// one after another per communicator) the peer finished n, the lane's last user.
+// The done word holds the sequence number of the last collective this rank
+// finished. A rank writes a peer's lane for collective n only once it knows the
+// peer finished n-2, the lane's previous user (LaneGuard, docs/design.md).
 // Flags carry the sequence number, so a flag left over from n never satisfies
 // a wait of n+2.
 #pragma once
@@ -19,16 +18,19 @@ namespace earlybird {
 
 struct WindowLayout {
   static constexpr int kLanes = 2;
+  static constexpr std::size_t kHeaderBytes = 64;
+  static constexpr std::size_t kDoneWordOffset = 0;
   std::size_t flags_per_lane = 0;
   std::size_t scratch_bytes = 0;  // per lane, a multiple of 64
 
   std::size_t lane_bytes() const { return flags_per_lane * sizeof(std::uint64_t) + scratch_bytes; }
-  std::size_t total_bytes() const { return kLanes * lane_bytes(); }
+  std::size_t total_bytes() const { return kHeaderBytes + kLanes * lane_bytes(); }
+  std::size_t lane_offset(int lane) const { return kHeaderBytes + static_cast<std::size_t>(lane) * lane_bytes(); }
   std::size_t flag_offset(int lane, std::uint32_t flag) const {
-    return static_cast<std::size_t>(lane) * lane_bytes() + flag * sizeof(std::uint64_t);
+    return lane_offset(lane) + flag * sizeof(std::uint64_t);
   }
   std::size_t scratch_offset(int lane) const {
-    return static_cast<std::size_t>(lane) * lane_bytes() + flags_per_lane * sizeof(std::uint64_t);
+    return lane_offset(lane) + flags_per_lane * sizeof(std::uint64_t);
   }
 };
 

@@ -22,6 +22,10 @@ const char* to_string(Collective collective);
 //   reduce_scatter: input = ranks x count, output = count
 Shape shape_of(Collective collective, int ranks, std::size_t count);
 
+// Whether a rank's completion of this collective (with data) implies that every
+// rank started it: true when every rank's result depends on every rank's input.
+bool completion_implies_all_started(Collective collective);
+
 // Parameters every generator accepts; an algorithm ignores what it has no use for.
 struct AlgorithmParams {
   std::size_t segment_elems = 0;  // pipelining unit; 0: the algorithm's default

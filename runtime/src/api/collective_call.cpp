@@ -1,0 +1,111 @@
+#include "collective_call.hpp"
+
+#include <array>
+#include <initializer_list>
+
+namespace earlybird::detail {
+namespace {
+
+using coll::Collective;
+
+// The first of `preferred` that exists and suits the operator; otherwise the
+// first algorithm of the collective that suits it.
+std::string first_suitable(Collective collective, std::initializer_list<const char*> preferred, bool commutative) {
+  auto suits = [&](const coll::Algorithm* a) { return a && (commutative || !a->needs_commutative); };
+  for (const char* name : preferred)
+    if (suits(coll::find_algorithm(collective, name))) return name;
+  for (const auto& a : coll::algorithms(collective))
+    if (suits(&a)) return std::string(a.name);
+  return "";
+}
+
+// Defaults until the cost model lands, from the sweeps in docs/benchmarks.md
+// (P = 2 and 4 on a 2-core machine): few rounds for small vectors, bandwidth-
+// optimal algorithms for large ones.
+std::string default_algorithm(const CollectiveCall& call, int ranks) {
+  const bool small = call.count * size_of(call.type) <= 8 * 1024;
+  const bool commutative = !call.reduces() || call.op.commutative();
+  switch (call.collective) {
+    case Collective::allreduce:
+      if (!commutative) return first_suitable(call.collective, {small ? "binomial" : "chain", "linear"}, false);
+      return first_suitable(call.collective, {ranks > 2 && small ? "recursive_doubling" : "ring"}, true);
+    case Collective::reduce: return first_suitable(call.collective, {small ? "binomial" : "chain"}, commutative);
+    case Collective::bcast: return first_suitable(call.collective, {small ? "binomial" : "scatter_allgather"}, true);
+    case Collective::allgather: return first_suitable(call.collective, {small ? "recursive_doubling" : "ring"}, true);
+    case Collective::reduce_scatter:
+      return first_suitable(call.collective, {small ? "recursive_halving" : "ring"}, commutative);
+  }
+  return "";
+}
+
+bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  const auto* x = static_cast<const std::byte*>(a);
+  const auto* y = static_cast<const std::byte*>(b);
+  if (!a_bytes || !b_bytes || x == y) return false;
+  return x < y + b_bytes && y < x + a_bytes;
+}
+
+std::string algorithm_names(Collective collective) {
+  std::string names;
+  for (const auto& a : coll::algorithms(collective)) names += (names.empty() ? "" : ", ") + std::string(a.name);
+  return names.empty() ? "(none yet)" : names;
+}
+
+}  // namespace
+
+std::string choose_algorithm(const CollectiveCall& call, int ranks) {
+  return call.options.algorithm.empty() ? default_algorithm(call, ranks) : call.options.algorithm;
+}
+
+std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {
+  std::string text = std::string("earlybird ") + coll::to_string(call.collective) + "(algorithm=" +
+                     (algorithm.empty() ? "?" : algorithm) + ", count=" + std::to_string(call.count) +
+                     ", type=" + to_string(call.type);
+  if (call.reduces()) text += ", op=" + call.op.name();
+  if (call.collective == Collective::reduce || call.collective == Collective::bcast)
+    text += ", root=" + std::to_string(call.root);
+  return text + ") on rank " + std::to_string(rank) + " of " + std::to_string(ranks);
+}
+
+std::string invalid_reason(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {
+  if (call.root < 0 || call.root >= ranks) return "root " + std::to_string(call.root) + " is not a rank";
+  const coll::Algorithm* info = coll::find_algorithm(call.collective, algorithm);
+  if (!info)
+    return algorithm.empty() ? "no algorithm suits this call"
+                             : "unknown algorithm; known: " + algorithm_names(call.collective);
+  if (call.reduces()) {
+    if (!call.op.supports(call.type))
+      return "operator " + call.op.name() + " is not defined for " + to_string(call.type) +
+             (call.op.is_user() ? std::string(" (it was written for ") + to_string(call.op.user_type()) + ")" : "");
+    if (!call.op.commutative() && info->needs_commutative)
+      return "algorithm " + algorithm + " needs a commutative operator and " + call.op.name() + " is not";
+  }
+  const coll::Shape shape = coll::shape_of(call.collective, ranks, call.count);
+  const std::size_t elem = size_of(call.type);
+  const bool root = rank == call.root;
+  const bool needs_input = call.collective != Collective::bcast || root;
+  const bool needs_output = call.collective != Collective::reduce || root;
+  if (needs_input && shape.input && !call.input) return "null input buffer";
+  if (needs_output && shape.output && !call.output) return "null output buffer";
+  if (needs_input && needs_output && overlap_partly(call.input, shape.input * elem, call.output, shape.output * elem))
+    return "input and output overlap without being the same buffer";
+  return "";
+}
+
+std::uint64_t signature_of(const CollectiveCall& call, const std::string& algorithm) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
+  };
+  for (char c : algorithm) mix(static_cast<unsigned char>(c));
+  for (char c : call.op.name()) mix(static_cast<unsigned char>(c));
+  mix(static_cast<std::uint64_t>(call.collective));
+  mix(call.count);
+  mix(static_cast<std::uint64_t>(call.type));
+  mix(static_cast<std::uint64_t>(call.root));
+  mix(call.options.segment_bytes);
+  mix(static_cast<std::uint64_t>(call.options.fanout));
+  return h ^ (h >> 24) ^ (h >> 48);
+}
+
+}  // namespace earlybird::detail

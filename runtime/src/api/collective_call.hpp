@@ -1,0 +1,41 @@
+// CollectiveCall: one call of a collective as the user made it, and what the
+// runtime derives from it before planning: validation with a clear reason, the
+// algorithm (named or chosen), the text errors start with, and the signature
+// flags carry so that ranks calling different collectives are caught.
+#pragma once
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/types.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace earlybird::detail {
+
+struct CollectiveCall {
+  coll::Collective collective = coll::Collective::allreduce;
+  const void* input = nullptr;  // may equal output (in place)
+  void* output = nullptr;
+  std::size_t count = 0;  // elements per rank (per block for allgather, reduce_scatter)
+  Datatype type = Datatype::int32;
+  ReduceOp op = Op::sum;
+  int root = 0;
+  CollectiveOptions options;
+
+  bool reduces() const {
+    return collective == coll::Collective::allreduce || collective == coll::Collective::reduce ||
+           collective == coll::Collective::reduce_scatter;
+  }
+};
+
+// The algorithm this call runs: options.algorithm, or a default chosen by
+// collective, size and the operator's commutativity. "" if none fits.
+std::string choose_algorithm(const CollectiveCall& call, int ranks);
+// "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"
+std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
+// Empty when the call is valid on this rank; otherwise the reason.
+std::string invalid_reason(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
+// A hash of everything all ranks must agree on.
+std::uint64_t signature_of(const CollectiveCall& call, const std::string& algorithm);
+
+}  // namespace earlybird::detail

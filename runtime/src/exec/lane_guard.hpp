@@ -1,0 +1,50 @@
+// LaneGuard: knows, per peer, the last collective the peer is known to have
+// finished, so that no rank writes (data or flags) into a peer's window lane
+// that the peer may still read.
+//
+// Collective n uses lane n % 2, last used by n-2: writing a peer's lane for n
+// is safe once the peer finished n-2. Knowledge comes two ways:
+//   - implied: a collective whose every rank's completion depends on every
+//     rank's start (allreduce, allgather, reduce-scatter with data) tells a rank
+//     that completes n that every peer started n, hence finished n-1;
+//   - asked: otherwise (reduce, broadcast), the rank reads the peer's done word
+//     (header of its window) with an atomic remote read, and waits if needed.
+// Progress thread only.
+#pragma once
+
+#include "../rma/transport.hpp"
+#include "../rma/window_layout.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace earlybird {
+
+class LaneGuard {
+ public:
+  LaneGuard(Transport& transport, int ranks) : transport_(&transport), known_done_(static_cast<std::size_t>(ranks), 0) {}
+
+  // May this rank write `peer`'s lane for collective `sequence`?
+  bool free(int peer, std::uint64_t sequence) const {
+    return sequence <= 2 || known_done_[static_cast<std::size_t>(peer)] >= sequence - 2;
+  }
+  // Asks `peer` (one remote read) how far it got.
+  void ask(int peer) {
+    auto& known = known_done_[static_cast<std::size_t>(peer)];
+    known = std::max(known, transport_->load_remote(peer, WindowLayout::kDoneWordOffset));
+  }
+  // This rank finished collective `sequence`; `all_started` when the
+  // collective's completion implies every rank started it.
+  void finished(std::uint64_t sequence, bool all_started) {
+    transport_->store_local(WindowLayout::kDoneWordOffset, sequence);
+    if (!all_started) return;
+    for (auto& known : known_done_) known = std::max(known, sequence - 1);
+  }
+
+ private:
+  Transport* transport_;
+  std::vector<std::uint64_t> known_done_;
+};
+
+}  // namespace earlybird
