@@ -4,6 +4,7 @@
 // Run under mpirun for P in {1, 2, 3, 4, 5, 8} (see CMakeLists.txt).
 #include "../common/oracle.hpp"
 #include "mpi_check.hpp"
+#include "mpi_types.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/earlybird.hpp>
@@ -15,34 +16,10 @@ using namespace earlybird;
 using earlybird::testing::count_wrong;
 using earlybird::testing::make_input;
 using earlybird::testing::MpiCheck;
+using earlybird::testing::mpi_op;
+using earlybird::testing::mpi_type;
 
 namespace {
-
-template <class T>
-MPI_Datatype mpi_type();
-template <> MPI_Datatype mpi_type<std::int8_t>() { return MPI_INT8_T; }
-template <> MPI_Datatype mpi_type<std::int32_t>() { return MPI_INT32_T; }
-template <> MPI_Datatype mpi_type<std::int64_t>() { return MPI_INT64_T; }
-template <> MPI_Datatype mpi_type<std::uint8_t>() { return MPI_UINT8_T; }
-template <> MPI_Datatype mpi_type<std::uint16_t>() { return MPI_UINT16_T; }
-template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
-template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-
-MPI_Op mpi_op(Op op) {
-  switch (op) {
-    case Op::sum: return MPI_SUM;
-    case Op::prod: return MPI_PROD;
-    case Op::min: return MPI_MIN;
-    case Op::max: return MPI_MAX;
-    case Op::land: return MPI_LAND;
-    case Op::lor: return MPI_LOR;
-    case Op::lxor: return MPI_LXOR;
-    case Op::band: return MPI_BAND;
-    case Op::bor: return MPI_BOR;
-    case Op::bxor: return MPI_BXOR;
-  }
-  return MPI_OP_NULL;
-}
 
 struct Case {
   std::string algorithm;

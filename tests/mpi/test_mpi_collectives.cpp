@@ -1,0 +1,218 @@
+// MPI tier: reduce (any root), bcast (any root), allgather and reduce_scatter
+// — every algorithm of each catalogue — against the MPI library's own
+// collective, for several types, operators, counts and roots, in place where
+// the call allows it; non-commutative user operators against the rank-order
+// fold; and back-to-back rooted collectives with changing roots, which only
+// the lane guard keeps from overwriting data a peer still reads.
+#include "../common/matrix_op.hpp"
+#include "../common/oracle.hpp"
+#include "mpi_check.hpp"
+#include "mpi_types.hpp"
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/earlybird.hpp>
+
+#include <cstring>
+#include <vector>
+
+using namespace earlybird;
+using coll::Collective;
+using earlybird::testing::make_input;
+using earlybird::testing::MpiCheck;
+using earlybird::testing::mpi_op;
+using earlybird::testing::mpi_type;
+
+namespace {
+
+struct Setting {
+  std::string algorithm;
+  std::size_t count;
+  int root;
+  bool in_place;
+};
+
+std::string describe(Collective c, const Setting& s, const char* type, const std::string& op, int ranks) {
+  return std::string(coll::to_string(c)) + " " + s.algorithm + " count=" + std::to_string(s.count) + " root=" +
+         std::to_string(s.root) + " type=" + type + " op=" + op + (s.in_place ? " in-place" : "") + " P=" +
+         std::to_string(ranks);
+}
+
+template <class T>
+bool same(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+CollectiveOptions with_algorithm(const std::string& name) {
+  CollectiveOptions o;
+  o.algorithm = name;
+  return o;
+}
+
+template <class T>
+void check_reduce(Communicator& comm, const Setting& s, Op op, MpiCheck& check) {
+  const std::string what = describe(Collective::reduce, s, to_string(datatype_of<T>()), to_string(op), comm.size());
+  std::vector<T> in = make_input<T>(comm.rank(), s.count, op);
+  std::vector<T> reference(s.count), out(s.count);
+  MPI_Reduce(in.data(), reference.data(), static_cast<int>(s.count), mpi_type<T>(), mpi_op(op), s.root, MPI_COMM_WORLD);
+  const bool root = comm.rank() == s.root;
+  std::vector<T>& result = root && s.in_place ? in : out;
+  check.wait(comm.reduce(std::span<T>(in), std::span<T>(result), op, s.root, with_algorithm(s.algorithm)), what);
+  if (root) check.expect(same(result, reference), what + ": differs from MPI_Reduce");
+}
+
+template <class T>
+void check_bcast(Communicator& comm, const Setting& s, MpiCheck& check) {
+  const std::string what = describe(Collective::bcast, s, to_string(datatype_of<T>()), "-", comm.size());
+  const std::vector<T> source = make_input<T>(s.root, s.count, Op::sum);
+  std::vector<T> buffer = comm.rank() == s.root ? source : std::vector<T>(s.count, T{42});
+  check.wait(comm.bcast(std::span<T>(buffer), s.root, with_algorithm(s.algorithm)), what);
+  check.expect(same(buffer, source), what + ": differs from the root's buffer");
+}
+
+template <class T>
+void check_allgather(Communicator& comm, const Setting& s, MpiCheck& check) {
+  const std::string what = describe(Collective::allgather, s, to_string(datatype_of<T>()), "-", comm.size());
+  const std::vector<T> in = make_input<T>(comm.rank(), s.count, Op::sum);
+  const std::size_t total = s.count * static_cast<std::size_t>(comm.size());
+  std::vector<T> reference(total), out(total);
+  MPI_Allgather(in.data(), static_cast<int>(s.count), mpi_type<T>(), reference.data(), static_cast<int>(s.count),
+                mpi_type<T>(), MPI_COMM_WORLD);
+  check.wait(comm.allgather(std::span<const T>(in), std::span<T>(out), with_algorithm(s.algorithm)), what);
+  check.expect(same(out, reference), what + ": differs from MPI_Allgather");
+}
+
+template <class T>
+void check_reduce_scatter(Communicator& comm, const Setting& s, Op op, MpiCheck& check) {
+  const std::string what = describe(Collective::reduce_scatter, s, to_string(datatype_of<T>()), to_string(op), comm.size());
+  const std::vector<T> in = make_input<T>(comm.rank(), s.count * static_cast<std::size_t>(comm.size()), op);
+  std::vector<T> reference(s.count), out(s.count);
+  MPI_Reduce_scatter_block(in.data(), reference.data(), static_cast<int>(s.count), mpi_type<T>(), mpi_op(op),
+                           MPI_COMM_WORLD);
+  check.wait(comm.reduce_scatter(std::span<const T>(in), std::span<T>(out), op, with_algorithm(s.algorithm)), what);
+  check.expect(same(out, reference), what + ": differs from MPI_Reduce_scatter_block");
+}
+
+std::vector<int> roots(int p) {
+  std::vector<int> r{0};
+  if (p > 1) r.push_back(p - 1);
+  if (p > 2) r.push_back(p / 2);
+  return r;
+}
+
+void check_catalogues(Communicator& comm, MpiCheck& check) {
+  const auto p = static_cast<std::size_t>(comm.size());
+  const std::vector<std::size_t> counts{0, 1, p + 1, 1000, 20011};
+  int variant = 0;
+  for (std::size_t count : counts)
+    for (int root : roots(comm.size())) {
+      const bool in_place = (variant++ % 2) == 1;
+      for (const auto& a : coll::algorithms(Collective::reduce)) {
+        const Setting s{std::string(a.name), count, root, in_place};
+        check_reduce<std::int32_t>(comm, s, Op::sum, check);
+        check_reduce<double>(comm, s, Op::max, check);
+        check_reduce<std::uint8_t>(comm, s, Op::bxor, check);
+      }
+      for (const auto& a : coll::algorithms(Collective::bcast)) {
+        check_bcast<float>(comm, {std::string(a.name), count, root, false}, check);
+        check_bcast<std::int16_t>(comm, {std::string(a.name), count, root, false}, check);
+      }
+    }
+  for (std::size_t count : {std::size_t{0}, std::size_t{1}, p + 1, std::size_t{777}, std::size_t{4099}}) {
+    for (const auto& a : coll::algorithms(Collective::allgather)) {
+      check_allgather<std::int64_t>(comm, {std::string(a.name), count, 0, false}, check);
+      check_allgather<std::uint8_t>(comm, {std::string(a.name), count, 0, false}, check);
+    }
+    for (const auto& a : coll::algorithms(Collective::reduce_scatter)) {
+      check_reduce_scatter<std::int32_t>(comm, {std::string(a.name), count, 0, false}, Op::sum, check);
+      check_reduce_scatter<float>(comm, {std::string(a.name), count, 0, false}, Op::min, check);
+    }
+  }
+}
+
+// Non-commutative operator: order-keeping algorithms give the rank-order
+// product; the others refuse it with a clear error.
+void check_non_commutative(Communicator& comm, MpiCheck& check) {
+  using earlybird::testing::matrix_inputs;
+  using earlybird::testing::ordered_product;
+  const std::size_t matrices = 257;
+  const ReduceOp product = earlybird::testing::matrix_product();
+  auto expect_product = [&](const std::vector<std::int64_t>& got, std::size_t first_matrix, const std::string& what) {
+    bool ok = got.size() % 4 == 0;
+    for (std::size_t m = 0; ok && m < got.size() / 4; ++m) {
+      const auto want = ordered_product(comm.size(), first_matrix + m);
+      ok = std::equal(want.begin(), want.end(), got.begin() + static_cast<std::ptrdiff_t>(4 * m));
+    }
+    check.expect(ok, what + ": differs from the rank-order product");
+  };
+  auto expect_refusal = [&](const Future& f, const std::string& what) {
+    const std::string error = check.error_of(f, what);
+    check.expect(error.find("needs a commutative operator") != std::string::npos, what + ": refusal says why: '" + error + "'");
+  };
+  for (Collective c : {Collective::allreduce, Collective::reduce, Collective::reduce_scatter})
+    for (const auto& a : coll::algorithms(c)) {
+      const std::string what = std::string("matrix product ") + coll::to_string(c) + " " + std::string(a.name);
+      const auto options = with_algorithm(std::string(a.name));
+      const bool scatter = c == Collective::reduce_scatter;
+      const std::size_t in_matrices = scatter ? matrices * static_cast<std::size_t>(comm.size()) : matrices;
+      std::vector<std::int64_t> in = matrix_inputs(comm.rank(), in_matrices), out(4 * matrices);
+      Future f = c == Collective::allreduce ? comm.allreduce(std::span<std::int64_t>(in), std::span<std::int64_t>(out), product, options)
+                 : c == Collective::reduce  ? comm.reduce(std::span<std::int64_t>(in), std::span<std::int64_t>(out), product, 0, options)
+                                            : comm.reduce_scatter(std::span<std::int64_t>(in), std::span<std::int64_t>(out), product, options);
+      if (a.needs_commutative) {
+        expect_refusal(f, what);
+        continue;
+      }
+      check.wait(f, what);
+      if (c != Collective::reduce || comm.rank() == 0)
+        expect_product(out, scatter ? matrices * static_cast<std::size_t>(comm.rank()) : 0, what);
+    }
+}
+
+// Rooted collectives back to back with changing roots, several in flight.
+void check_rooted_back_to_back(Communicator& comm, MpiCheck& check) {
+  constexpr int kRounds = 60;
+  std::vector<std::vector<std::int32_t>> buffers, results;
+  std::vector<Future> futures;
+  for (int k = 0; k < kRounds; ++k) {
+    const int root = (k * 7) % comm.size();
+    const std::size_t count = 1 + static_cast<std::size_t>(k % 5) * 301;
+    if (k % 2 == 0) {
+      buffers.push_back(comm.rank() == root ? make_input<std::int32_t>(root, count, Op::sum)
+                                            : std::vector<std::int32_t>(count, -1));
+      results.emplace_back();
+      futures.push_back(comm.bcast(std::span<std::int32_t>(buffers.back()), root));
+    } else {
+      buffers.push_back(make_input<std::int32_t>(comm.rank(), count, Op::sum));
+      results.emplace_back(count);
+      futures.push_back(comm.reduce(std::span<std::int32_t>(buffers.back()), std::span<std::int32_t>(results.back()),
+                                    Op::sum, root));
+    }
+  }
+  for (int k = 0; k < kRounds; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    const int root = (k * 7) % comm.size();
+    check.wait(futures[i], "back-to-back rooted call " + std::to_string(k));
+    if (k % 2 == 0)
+      check.expect(buffers[i] == make_input<std::int32_t>(root, buffers[i].size(), Op::sum),
+                   "back-to-back bcast " + std::to_string(k));
+    else if (comm.rank() == root)
+      check.expect(earlybird::testing::count_wrong(results[i], comm.size(), Op::sum) == 0,
+                   "back-to-back reduce " + std::to_string(k));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int code = 1;
+  {
+    Runtime runtime(&argc, &argv);
+    Communicator world = runtime.world();
+    MpiCheck check(world.rank());
+    check_catalogues(world, check);
+    check_non_commutative(world, check);
+    check_rooted_back_to_back(world, check);
+    code = check.finish("test_mpi_collectives");
+  }
+  return code;
+}

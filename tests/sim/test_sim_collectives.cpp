@@ -1,0 +1,149 @@
+// Sim tier: rooted and blockwise collectives (reduce, bcast, allgather,
+// reduce_scatter) over threads-as-ranks — every algorithm of each catalogue,
+// several roots — and long runs of rooted calls with changing roots and many
+// in flight, the case the lane guard exists for (run under TSan in CI).
+#include <doctest/doctest.h>
+
+#include "../common/oracle.hpp"
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/sim.hpp>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace earlybird;
+using coll::Collective;
+using earlybird::testing::count_wrong;
+using earlybird::testing::expected_value;
+using earlybird::testing::make_input;
+
+namespace {
+
+constexpr auto kWatchdog = std::chrono::seconds(60);
+
+struct Failures {
+  std::mutex mutex;
+  std::vector<std::string> list;
+  void add(std::string what) {
+    std::lock_guard lock(mutex);
+    list.push_back(std::move(what));
+  }
+  void report() {
+    for (const auto& f : list) FAIL_CHECK(f);
+    CHECK(list.empty());
+  }
+};
+
+void wait_bounded(const Future& f, int rank, const std::string& what) {
+  if (!f.wait_for(kWatchdog)) throw std::runtime_error("watchdog: rank " + std::to_string(rank) + " stuck in " + what);
+}
+
+CollectiveOptions named(std::string_view algorithm) {
+  CollectiveOptions o;
+  o.algorithm = std::string(algorithm);
+  return o;
+}
+
+void check_rooted(SimWorld& world, Failures& failures) {
+  const int p = world.size();
+  for (int root : {0, p - 1, p / 2})
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p + 1), std::size_t{3001}}) {
+      for (const auto& a : coll::algorithms(Collective::reduce))
+        world.run([&](int rank, Communicator& comm) {
+          const std::string what = "reduce " + std::string(a.name) + " root=" + std::to_string(root) + " count=" + std::to_string(count);
+          std::vector<double> in = make_input<double>(rank, count, Op::sum), out(count);
+          wait_bounded(comm.reduce(std::span<double>(in), std::span<double>(out), Op::sum, root, named(a.name)), rank, what);
+          if (rank == root && count_wrong(out, p, Op::sum)) failures.add(what + " wrong at the root");
+        });
+      for (const auto& a : coll::algorithms(Collective::bcast))
+        world.run([&](int rank, Communicator& comm) {
+          const std::string what = "bcast " + std::string(a.name) + " root=" + std::to_string(root) + " count=" + std::to_string(count);
+          const auto source = make_input<std::int32_t>(root, count, Op::sum);
+          std::vector<std::int32_t> buffer = rank == root ? source : std::vector<std::int32_t>(count, -7);
+          wait_bounded(comm.bcast(std::span<std::int32_t>(buffer), root, named(a.name)), rank, what);
+          if (buffer != source) failures.add(what + " wrong on rank " + std::to_string(rank));
+        });
+    }
+}
+
+void check_blockwise(SimWorld& world, Failures& failures) {
+  const int p = world.size();
+  const auto ranks = static_cast<std::size_t>(p);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, ranks + 1, std::size_t{513}}) {
+    for (const auto& a : coll::algorithms(Collective::allgather))
+      world.run([&](int rank, Communicator& comm) {
+        const std::string what = "allgather " + std::string(a.name) + " n=" + std::to_string(n);
+        const auto in = make_input<std::int64_t>(rank, n, Op::sum);
+        std::vector<std::int64_t> out(n * ranks);
+        wait_bounded(comm.allgather(std::span<const std::int64_t>(in), std::span<std::int64_t>(out), named(a.name)), rank, what);
+        for (int j = 0; j < p; ++j)
+          if (!std::equal(out.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(j)),
+                          out.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(j + 1)),
+                          make_input<std::int64_t>(j, n, Op::sum).begin()))
+            failures.add(what + ": block " + std::to_string(j) + " wrong on rank " + std::to_string(rank));
+      });
+    for (const auto& a : coll::algorithms(Collective::reduce_scatter))
+      world.run([&](int rank, Communicator& comm) {
+        const std::string what = "reduce_scatter " + std::string(a.name) + " n=" + std::to_string(n);
+        const auto in = make_input<std::int32_t>(rank, n * ranks, Op::sum);
+        std::vector<std::int32_t> out(n);
+        wait_bounded(comm.reduce_scatter(std::span<const std::int32_t>(in), std::span<std::int32_t>(out), Op::sum, named(a.name)),
+                     rank, what);
+        for (std::size_t i = 0; i < n; ++i)
+          if (out[i] != expected_value<std::int32_t>(p, static_cast<std::size_t>(rank) * n + i, Op::sum)) {
+            failures.add(what + " wrong on rank " + std::to_string(rank));
+            break;
+          }
+      });
+  }
+}
+
+}  // namespace
+
+TEST_CASE("reduce and bcast: every algorithm, several roots and counts") {
+  for (int p : {1, 2, 3, 5}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    check_rooted(world, failures);
+    failures.report();
+  }
+}
+
+TEST_CASE("allgather and reduce_scatter: every algorithm") {
+  for (int p : {1, 2, 3, 4, 5}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    check_blockwise(world, failures);
+    failures.report();
+  }
+}
+
+TEST_CASE("rooted collectives back to back with changing roots, many in flight") {
+  for (int p : {2, 3, 5}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    world.run([&](int rank, Communicator& comm) {
+      constexpr int kCalls = 40;
+      std::vector<std::vector<float>> buffers;
+      std::vector<Future> futures;
+      for (int k = 0; k < kCalls; ++k) {
+        const int root = (k * 3) % p;
+        buffers.push_back(rank == root ? make_input<float>(root, 64 + static_cast<std::size_t>(k), Op::sum)
+                                       : std::vector<float>(64 + static_cast<std::size_t>(k), -1.0f));
+        futures.push_back(comm.bcast(std::span<float>(buffers.back()), root));
+      }
+      for (int k = 0; k < kCalls; ++k) {
+        const auto i = static_cast<std::size_t>(k);
+        wait_bounded(futures[i], rank, "bcast " + std::to_string(k));
+        if (buffers[i] != make_input<float>((k * 3) % p, buffers[i].size(), Op::sum))
+          failures.add("bcast " + std::to_string(k) + " wrong on rank " + std::to_string(rank));
+      }
+    });
+    failures.report();
+  }
+}
