@@ -59,6 +59,36 @@ class RankSets {
     return -1;
   }
 
+  // Number of ranks in the set.
+  int size(SetId id) const {
+    const std::uint64_t* x = words(id);
+    int total = 0;
+    for (std::size_t i = 0; i < words_per_set_; ++i) total += std::popcount(x[i]);
+    return total;
+  }
+
+  // Lowest and highest rank of a non-empty set.
+  int lowest(SetId id) const {
+    const std::uint64_t* x = words(id);
+    for (std::size_t i = 0; i < words_per_set_; ++i)
+      if (x[i]) return lowest_rank(i, x[i]);
+    return -1;
+  }
+  int highest(SetId id) const {
+    const std::uint64_t* x = words(id);
+    for (std::size_t i = words_per_set_; i-- > 0;)
+      if (x[i]) return static_cast<int>(i * 64 + 63 - static_cast<std::size_t>(std::countl_zero(x[i])));
+    return -1;
+  }
+
+  // True when the set is the run of ranks lowest..highest with no gap.
+  bool is_interval(SetId id) const { return size(id) == highest(id) - lowest(id) + 1; }
+
+  bool contains(SetId id, int rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return (words(id)[r / 64] >> (r % 64)) & 1;
+  }
+
   // "{0-3,7}", shortened after a few runs.
   std::string describe(SetId id) const {
     std::string out = "{";
@@ -81,10 +111,6 @@ class RankSets {
 
   static int lowest_rank(std::size_t word, std::uint64_t bits) {
     return bits ? static_cast<int>(word * 64 + static_cast<std::size_t>(std::countr_zero(bits))) : -1;
-  }
-  bool contains(SetId id, int rank) const {
-    const auto r = static_cast<std::size_t>(rank);
-    return (words(id)[r / 64] >> (r % 64)) & 1;
   }
   SetId allocate() {
     if (size_ == kUndefined) throw std::length_error("verify: too many contribution sets");

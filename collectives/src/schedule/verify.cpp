@@ -1,210 +1,82 @@
-// Symbolic verifier for allreduce schedules (contract in verify.hpp).
+// Symbolic verifier for the schedules of every collective (contract in
+// verify.hpp, per-collective postconditions in postcondition.hpp).
 //
 // State is kept per (rank, buffer) as an interval map, never per element: an
-// interval holds the id of an immutable contribution set (a bitset of P bits)
-// and the step that last wrote it. Race detection keeps a second interval map
-// of (last writer, readers since) and asks the DAG whether each conflicting
-// earlier access is an ancestor of the current step.
+// interval holds the id of an immutable contribution set (a bitset of P bits),
+// the shift that says which input element it carries (element = position +
+// shift), and the step that last wrote it. Race detection keeps a second
+// interval map of (last writer, readers since) and asks the DAG whether each
+// conflicting earlier access is an ancestor of the current step.
 #include "interval_map.hpp"
+#include "postcondition.hpp"
 #include "rank_sets.hpp"
+#include "verify_dag.hpp"
 
 #include <earlybird/collectives/verify.hpp>
 
-#include <algorithm>
+#include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 namespace earlybird::coll {
 namespace {
 
+using detail::Conflict;
 using detail::IntervalMap;
+using detail::kBuffers;
+using detail::kNoStep;
 using detail::kUndefined;
+using detail::OutputRegion;
+using detail::RaceDetector;
+using detail::RandomOrder;
 using detail::RankSets;
 using detail::SetId;
 
-constexpr StepId kNoStep = ~StepId{0};
-constexpr std::size_t kBuffers = 3;
-
-// What one element interval holds, and which step put it there.
+// What one element interval holds: the contributions of the ranks in `set` to
+// input element (position + shift), and the step that put it there.
 struct Content {
   SetId set = kUndefined;
+  std::int64_t shift = 0;
   StepId writer = kNoStep;
 };
 
-// A piece of a slot's contents, at `offset` from the start of the slot.
+// A piece of a slot's contents, at `offset` from the start of the slot. Its
+// shift is relative to the slot: it carries input element (offset + shift).
 struct Piece {
   std::size_t offset = 0;
   std::size_t count = 0;
   Content content;
 };
 
-struct Access {
-  StepId writer = kNoStep;
-  std::vector<StepId> readers;  // since the last write
-};
-
-// An earlier access that conflicts with the current step and is not ordered
-// before it by the DAG.
-struct Conflict {
-  StepId other = kNoStep;
-  std::size_t element = 0;
-};
-
-// Answers "is step a an ancestor of step b?" on the schedule's DAG. Every
-// dependency the Builder derives is direct, so the common case is one scan of
-// b's dependency list; otherwise a depth-first search backwards from b, which
-// in a schedule in program order never needs to visit steps before a.
-class Ancestry {
- public:
-  Ancestry(const Schedule& schedule, bool program_order)
-      : schedule_(schedule), program_order_(program_order), mark_(schedule.steps().size(), 0) {}
-
-  bool is_ancestor(StepId a, StepId b) {
-    const auto direct = schedule_.deps(b);
-    if (std::find(direct.begin(), direct.end(), a) != direct.end()) return true;
-    next_stamp();
-    stack_.assign(1, b);
-    while (!stack_.empty()) {
-      const StepId x = stack_.back();
-      stack_.pop_back();
-      for (StepId d : schedule_.deps(x)) {
-        if (d == a) return true;
-        if (mark_[d] == stamp_ || (program_order_ && d < a)) continue;
-        mark_[d] = stamp_;
-        stack_.push_back(d);
-      }
-    }
-    return false;
-  }
-
- private:
-  void next_stamp() {
-    if (++stamp_ == 0) {
-      std::fill(mark_.begin(), mark_.end(), 0);
-      stamp_ = 1;
-    }
-  }
-
-  const Schedule& schedule_;
-  bool program_order_;
-  std::vector<std::uint32_t> mark_;
-  std::uint32_t stamp_ = 0;
-  std::vector<StepId> stack_;
-};
-
-// Remembers, per element interval, the last writer and the readers since, and
-// reports an access whose conflicting predecessors are not its ancestors.
-// A read of input also counts as a read of the output it may alias (in place).
-class RaceDetector {
- public:
-  RaceDetector(const Schedule& schedule, bool program_order)
-      : ancestry_(schedule, program_order),
-        maps_(static_cast<std::size_t>(schedule.ranks()) * kBuffers) {}
-
-  Conflict read(StepId step, const Slot& slot) {
-    Conflict found;
-    of(slot).for_each(slot.range, [&](Range piece, Access& access) {
-      if (found.other == kNoStep && unordered(access.writer, step)) found = {access.writer, piece.begin};
-      if (access.readers.empty() || access.readers.back() != step) access.readers.push_back(step);
-    });
-    return found;
-  }
-
-  Conflict write(StepId step, const Slot& slot) {
-    Conflict found;
-    of(slot).for_each(slot.range, [&](Range piece, Access& access) {
-      if (found.other == kNoStep && unordered(access.writer, step)) found = {access.writer, piece.begin};
-      for (StepId reader : access.readers)
-        if (found.other == kNoStep && unordered(reader, step)) found = {reader, piece.begin};
-      access.writer = step;
-      access.readers.clear();
-    });
-    return found;
-  }
-
- private:
-  bool unordered(StepId earlier, StepId step) {
-    return earlier != kNoStep && earlier != step && !ancestry_.is_ancestor(earlier, step);
-  }
-  IntervalMap<Access>& of(const Slot& slot) {
-    const Buffer memory = slot.buffer == Buffer::input ? Buffer::output : slot.buffer;
-    return maps_[static_cast<std::size_t>(slot.rank) * kBuffers + static_cast<std::size_t>(memory)];
-  }
-
-  Ancestry ancestry_;
-  std::vector<IntervalMap<Access>> maps_;
-};
-
-// Hands out the steps of a DAG in a random topological order.
-class RandomOrder {
- public:
-  RandomOrder(const Schedule& schedule, std::uint64_t seed) : rng_(seed) {
-    const std::size_t n = schedule.steps().size();
-    waits_.resize(n);
-    succ_begin_.assign(n + 1, 0);
-    for (StepId id = 0; id < n; ++id) {
-      waits_[id] = static_cast<std::uint32_t>(schedule.deps(id).size());
-      for (StepId d : schedule.deps(id)) ++succ_begin_[d + 1];
-      if (waits_[id] == 0) ready_.push_back(id);
-    }
-    for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
-    succ_.resize(succ_begin_[n]);
-    std::vector<std::size_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
-    for (StepId id = 0; id < n; ++id)
-      for (StepId d : schedule.deps(id)) succ_[fill[d]++] = id;
-  }
-
-  // False when no step is ready.
-  bool next(StepId& step) {
-    if (ready_.empty()) return false;
-    const std::size_t pick = std::uniform_int_distribution<std::size_t>(0, ready_.size() - 1)(rng_);
-    step = ready_[pick];
-    ready_[pick] = ready_.back();
-    ready_.pop_back();
-    return true;
-  }
-
-  // After the run: true for the steps that waited forever (on a cycle or behind one).
-  bool never_ready(StepId step) const { return waits_[step] > 0; }
-
-  void done(StepId step) {
-    for (std::size_t i = succ_begin_[step]; i < succ_begin_[step + 1]; ++i)
-      if (--waits_[succ_[i]] == 0) ready_.push_back(succ_[i]);
-  }
-
- private:
-  std::mt19937_64 rng_;
-  std::vector<std::uint32_t> waits_;
-  std::vector<std::size_t> succ_begin_;
-  std::vector<StepId> succ_;
-  std::vector<StepId> ready_;
-};
+std::int64_t signed_position(std::size_t position) { return static_cast<std::int64_t>(position); }
 
 struct Failure {
   std::string message;
 };
 
-class AllreduceVerifier {
+class Verifier {
  public:
-  AllreduceVerifier(const Schedule& schedule, const VerifyOptions& options)
+  Verifier(const Schedule& schedule, Collective collective, const VerifyOptions& options)
       : schedule_(schedule),
+        collective_(collective),
         options_(options),
+        aliased_(detail::input_aliases_output(collective)),
         sets_(schedule.ranks()),
         contents_(static_cast<std::size_t>(schedule.ranks()) * kBuffers) {
     for (int r = 0; r < schedule.ranks(); ++r)
       of({r, Buffer::input, {}}).for_each({0, schedule.shape().input}, [&](Range, Content& c) {
-        c.set = RankSets::single(r);
+        c = {RankSets::single(r), 0, kNoStep};
       });
   }
 
   VerifyReport run() {
     VerifyReport report;
     try {
+      check_shape();
       const bool program_order = check_structure();
       if (schedule_.steps().size() <= options_.race_check_max_steps)
-        races_ = std::make_unique<RaceDetector>(schedule_, program_order);
+        races_ = std::make_unique<RaceDetector>(schedule_, program_order, aliased_);
       run_steps(report.steps_run);
       check_outputs();
     } catch (const Failure& failure) {
@@ -215,13 +87,23 @@ class AllreduceVerifier {
   }
 
  private:
-  // Rejects malformed steps and dangling dependencies; returns whether every
-  // dependency points backwards (program order), which Ancestry exploits.
+  void check_shape() const {
+    const Shape expected = shape_of(collective_, schedule_.ranks(), schedule_.count());
+    if (schedule_.shape() != expected)
+      fail(std::string("buffers of input ") + std::to_string(schedule_.shape().input) + " and output " +
+           std::to_string(schedule_.shape().output) + " elements, but a " + to_string(collective_) +
+           " of this count has " + std::to_string(expected.input) + " and " + std::to_string(expected.output));
+  }
+
+  // Rejects malformed steps, steps the collective forbids and dangling
+  // dependencies; returns whether every dependency points backwards (program
+  // order), which Ancestry exploits.
   bool check_structure() const {
     const auto steps = schedule_.steps();
     bool program_order = true;
     for (StepId id = 0; id < steps.size(); ++id) {
       check_step_shape(id, steps[id]);
+      check_access_rules(id, steps[id]);
       for (StepId d : schedule_.deps(id)) {
         if (d >= steps.size())
           fail_at(id, "depends on step " + std::to_string(d) + ", which does not exist");
@@ -240,6 +122,16 @@ class AllreduceVerifier {
     if (step.dst.buffer == Buffer::input) fail_at(id, "writes the input buffer");
     if (has_separate_left(step) && (step.left.rank != step.dst.rank || step.left.range.count != step.dst.range.count))
       fail_at(id, "left operand is not a slot of the destination's rank and length");
+  }
+
+  void check_access_rules(StepId id, const Step& step) const {
+    if (step.dst.buffer == Buffer::output && !detail::may_write_output(collective_, step.dst.rank))
+      fail_at(id, "writes the output of rank " + std::to_string(step.dst.rank) + ", which a " +
+                      to_string(collective_) + " must leave untouched (only the root's output is written)");
+    for (const Slot* read : {&step.src, has_separate_left(step) ? &step.left : nullptr})
+      if (read && read->buffer == Buffer::input && !detail::may_read_input(collective_, read->rank))
+        fail_at(id, "reads the input of rank " + std::to_string(read->rank) + ", which a " +
+                        to_string(collective_) + " must not read (only the root's input is part of the call)");
   }
 
   // A reduce whose left operand is not its destination: dst = left op src.
@@ -262,18 +154,20 @@ class AllreduceVerifier {
   void run_step(StepId id) {
     const Step& step = schedule_.steps()[id];
     const bool separate_left = has_separate_left(step);
-    if (step.src.buffer == Buffer::input) check_in_place(id, step.src);
-    if (separate_left && step.left.buffer == Buffer::input) check_in_place(id, step.left);
+    if (aliased_ && step.src.buffer == Buffer::input) check_in_place(id, step.src);
+    if (aliased_ && separate_left && step.left.buffer == Buffer::input) check_in_place(id, step.left);
     if (races_) check_races(id, step);
-    if (separate_left) {  // dst takes left's contents, then src is reduced in
-      read_pieces(id, step.left, src_pieces_);
-      copy_into(id, step.dst);
-    }
+    // Both operands are read before dst changes: src may be dst itself
+    // (dst = left op dst).
     read_pieces(id, step.src, src_pieces_);
+    if (separate_left) {  // dst takes left's contents, then src is reduced in
+      read_pieces(id, step.left, left_pieces_);
+      copy_into(id, step.dst, left_pieces_);
+    }
     if (step.kind == StepKind::reduce)
-      reduce_into(id, step.dst);
+      reduce_into(id, step.dst, src_pieces_);
     else
-      copy_into(id, step.dst);
+      copy_into(id, step.dst, src_pieces_);
   }
 
   void check_races(StepId id, const Step& step) {
@@ -297,57 +191,98 @@ class AllreduceVerifier {
     });
   }
 
+  // The pieces of `src`, with shifts made relative to the slot's start.
   void read_pieces(StepId id, const Slot& src, std::vector<Piece>& pieces) {
     pieces.clear();
     of(src).visit(src.range, [&](Range piece, const Content& c) {
       if (c.set == kUndefined)
         fail_at(id, "reads undefined data at " + element_name(src, piece.begin));
-      pieces.push_back({piece.begin - src.range.begin, piece.count, c});
+      Content relative = c;
+      relative.shift += signed_position(src.range.begin);
+      pieces.push_back({piece.begin - src.range.begin, piece.count, relative});
     });
   }
 
-  // Calls visit(piece, content of dst, source piece) for every interval of dst,
-  // with dst split so that each interval lies in one source piece.
+  // Calls visit(piece, content of dst, source content) for every interval of
+  // dst, with dst split so that each interval lies in one source piece; the
+  // source content's shift is already made absolute for dst.
   template <class Visit>
-  void zip_with_source(const Slot& dst, Visit&& visit) {
+  void zip_with_source(const Slot& dst, const std::vector<Piece>& source, Visit&& visit) {
     auto& map = of(dst);
-    for (std::size_t i = 1; i < src_pieces_.size(); ++i) map.split_at(dst.range.begin + src_pieces_[i].offset);
+    for (std::size_t i = 1; i < source.size(); ++i) map.split_at(dst.range.begin + source[i].offset);
     std::size_t index = 0;
     map.for_each(dst.range, [&](Range piece, Content& c) {
-      while (src_pieces_[index].offset + src_pieces_[index].count <= piece.begin - dst.range.begin) ++index;
-      visit(piece, c, src_pieces_[index].content);
+      while (source[index].offset + source[index].count <= piece.begin - dst.range.begin) ++index;
+      Content content = source[index].content;
+      content.shift -= signed_position(dst.range.begin);
+      visit(piece, c, content);
     });
   }
 
-  void copy_into(StepId id, const Slot& dst) {
-    zip_with_source(dst, [&](Range, Content& c, const Content& src) { c = {src.set, id}; });
+  void copy_into(StepId id, const Slot& dst, const std::vector<Piece>& source) {
+    zip_with_source(dst, source, [&](Range, Content& c, const Content& src) { c = {src.set, src.shift, id}; });
   }
 
-  void reduce_into(StepId id, const Slot& dst) {
-    zip_with_source(dst, [&](Range piece, Content& c, const Content& src) {
-      if (c.set == kUndefined)
-        fail_at(id, "reduces into undefined data at " + element_name(dst, piece.begin));
-      if (const int both = sets_.first_common(c.set, src.set); both >= 0)
-        fail_at(id, "double counting: both operands hold rank " + std::to_string(both) + " at " +
-                        element_name(dst, piece.begin) + " (" + sets_.describe(c.set) + " and " +
-                        sets_.describe(src.set) + ")");
-      c = {sets_.unite(c.set, src.set), id};
+  void reduce_into(StepId id, const Slot& dst, const std::vector<Piece>& source) {
+    zip_with_source(dst, source, [&](Range piece, Content& c, const Content& src) {
+      check_combinable(id, element_name(dst, piece.begin), signed_position(piece.begin), c, src);
+      c = {sets_.unite(c.set, src.set), c.shift, id};
     });
+  }
+
+  // left op right must combine the same input element of disjoint sets of
+  // ranks, and in ordered mode adjacent rank intervals, left below right.
+  void check_combinable(StepId id, const std::string& where, std::int64_t position, const Content& left,
+                        const Content& right) const {
+    if (left.set == kUndefined) fail_at(id, "reduces into undefined data at " + where);
+    if (left.shift != right.shift)
+      fail_at(id, "misaligned: combines input element " + std::to_string(position + left.shift) + " of " +
+                      sets_.describe(left.set) + " with input element " + std::to_string(position + right.shift) +
+                      " of " + sets_.describe(right.set) + " at " + where);
+    if (const int both = sets_.first_common(left.set, right.set); both >= 0)
+      fail_at(id, "double counting: both operands hold rank " + std::to_string(both) + " at " + where + " (" +
+                      sets_.describe(left.set) + " and " + sets_.describe(right.set) + ")");
+    if (options_.ordered && !in_rank_order(left.set, right.set))
+      fail_at(id, "out of rank order: combines " + sets_.describe(left.set) + " (left) with " +
+                      sets_.describe(right.set) + " (right) at " + where +
+                      "; ordered mode needs left = [a,b] and right = [b+1,c]");
+  }
+
+  bool in_rank_order(SetId left, SetId right) const {
+    return sets_.is_interval(left) && sets_.is_interval(right) && sets_.highest(left) + 1 == sets_.lowest(right);
   }
 
   void check_outputs() {
-    for (int r = 0; r < schedule_.ranks(); ++r) {
-      const Slot output{r, Buffer::output, {0, schedule_.shape().output}};
-      of(output).visit(output.range, [&](Range piece, const Content& c) {
-        if (c.set == kUndefined)
-          fail(element_name(output, piece.begin) + ".." + std::to_string(piece.end()) +
-               " is undefined at the end: no step wrote it");
-        if (const int missing = sets_.first_missing(c.set); missing >= 0)
-          fail(element_name(output, piece.begin) + " misses the contribution of rank " +
-               std::to_string(missing) + " (holds " + sets_.describe(c.set) + "), last written by " +
-               step_name(c.writer));
-      });
+    for (int r = 0; r < schedule_.ranks(); ++r)
+      for (const OutputRegion& region :
+           detail::expected_output(collective_, r, schedule_.ranks(), schedule_.shape()))
+        check_region(r, region);
+  }
+
+  void check_region(int rank, const OutputRegion& region) {
+    const Slot output{rank, Buffer::output, region.range};
+    of(output).visit(region.range, [&](Range piece, const Content& c) {
+      const std::string where = element_name(output, piece.begin);
+      if (c.set == kUndefined)
+        fail(where + ".." + std::to_string(piece.end()) + " is undefined at the end: no step wrote it");
+      check_contributors(where, c, region.contributor);
+      if (c.shift != region.shift)
+        fail(where + " holds input element " + std::to_string(signed_position(piece.begin) + c.shift) +
+             " of its contributors where element " + std::to_string(signed_position(piece.begin) + region.shift) +
+             " belongs, last written by " + step_name(c.writer));
+    });
+  }
+
+  void check_contributors(const std::string& where, const Content& c, int contributor) const {
+    if (contributor == detail::kEveryRank) {
+      if (const int missing = sets_.first_missing(c.set); missing >= 0)
+        fail(where + " misses the contribution of rank " + std::to_string(missing) + " (holds " +
+             sets_.describe(c.set) + "), last written by " + step_name(c.writer));
+      return;
     }
+    if (sets_.size(c.set) != 1 || !sets_.contains(c.set, contributor))
+      fail(where + " holds " + sets_.describe(c.set) + " where exactly {" + std::to_string(contributor) +
+           "} belongs, last written by " + step_name(c.writer));
   }
 
   [[noreturn]] void report_race(StepId id, const Conflict& conflict, const Slot& slot) const {
@@ -393,22 +328,24 @@ class AllreduceVerifier {
   }
 
   const Schedule& schedule_;
+  Collective collective_;
   VerifyOptions options_;
+  bool aliased_;  // input may be output's memory (in place)
   RankSets sets_;
   std::vector<IntervalMap<Content>> contents_;
   std::unique_ptr<RaceDetector> races_;
   std::vector<Piece> src_pieces_;
+  std::vector<Piece> left_pieces_;
 };
 
 }  // namespace
 
-VerifyReport verify_allreduce(const Schedule& schedule, const VerifyOptions& options) {
-  return AllreduceVerifier(schedule, options).run();
+VerifyReport verify(const Schedule& schedule, Collective collective, const VerifyOptions& options) {
+  return Verifier(schedule, collective, options).run();
 }
 
-VerifyReport verify(const Schedule& schedule, Collective collective, const VerifyOptions& options) {
-  if (collective == Collective::allreduce) return verify_allreduce(schedule, options);
-  return {false, std::string("verify: no postcondition for ") + to_string(collective) + " yet", 0};
+VerifyReport verify_allreduce(const Schedule& schedule, const VerifyOptions& options) {
+  return verify(schedule, Collective::allreduce, options);
 }
 
 }  // namespace earlybird::coll
