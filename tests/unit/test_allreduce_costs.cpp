@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cstddef>
 
 using namespace earlybird::coll;
@@ -136,6 +137,134 @@ TEST_CASE("recursive doubling, other P: fold, log2 P' butterfly rounds, unfold: 
       }
       CHECK(stats.rounds == l + 2);
       CHECK(s.max_scratch_elems() == (l + 1) * count);
+    }
+  }
+}
+
+namespace {
+
+// The pair fold (recursive_doubling_halves, rabenseifner): the core rank that
+// real rank r plays, or -1 for a rank 2i (i < P - P') that folds out.
+int core_rank_of(int r, int p) {
+  const int extra = p - floor_pow2(p);
+  if (r >= 2 * extra) return r - extra;
+  return r % 2 == 1 ? r / 2 : -1;
+}
+
+std::size_t popcount(int v) { return static_cast<std::size_t>(std::popcount(static_cast<unsigned>(v))); }
+
+}  // namespace
+
+TEST_CASE("linear: rank 0 P-1 puts, sends and reduces (P-1)*count; others 1 put of count; 2 rounds") {
+  for (int p = 1; p <= 24; ++p) {
+    for (std::size_t count : {1u, 7u, 1000u}) {
+      const auto others = static_cast<std::size_t>(p - 1);
+      CAPTURE(p);
+      CAPTURE(count);
+      const Schedule s = allreduce_linear(p, count);
+      const ScheduleStats stats = schedule_stats(s);
+      check_rank(stats, 0, {others, others * count, others * count});
+      for (int r = 1; r < p; ++r) {
+        check_rank(stats, r, {1, count, 0});
+        CHECK(s.scratch_elems(r) == count);
+      }
+      CHECK(s.scratch_elems(0) == others * count);
+      CHECK(stats.rounds == (p == 1 ? 0 : 2));
+    }
+  }
+}
+
+TEST_CASE("chain: q = ceil(count/s) segments; ends q puts, inner ranks 2q; 2(P-1) rounds whatever q") {
+  for (int p = 1; p <= 16; ++p) {
+    for (std::size_t count : {1u, 12u, 13u, 100u}) {
+      for (std::size_t segment : {1u, 4u, 5u, 100u}) {
+        CAPTURE(p);
+        CAPTURE(count);
+        CAPTURE(segment);
+        const std::size_t q = ceil_div(count, segment);
+        const Schedule s = allreduce_chain(p, count, segment);
+        const ScheduleStats stats = schedule_stats(s);
+        if (p == 1) {
+          check_rank(stats, 0, {0, 0, 0});
+          continue;
+        }
+        check_rank(stats, 0, {q, count, 0});
+        for (int r = 1; r < p - 1; ++r) check_rank(stats, r, {2 * q, 2 * count, count});
+        check_rank(stats, p - 1, {q, count, count});
+        CHECK(stats.rounds == 2 * static_cast<std::size_t>(p - 1));
+        CHECK(s.max_scratch_elems() == 2 * count);
+      }
+    }
+  }
+}
+
+TEST_CASE("recursive doubling halves: 2 log2 P' puts and log2 P' * count sent per core rank, one half reduced a round") {
+  for (int p = 1; p <= 40; ++p) {
+    for (std::size_t count : {2u, 10u, 11u}) {  // count 1: the upper half is empty, its puts dropped
+      CAPTURE(p);
+      CAPTURE(count);
+      const Schedule s = allreduce_recursive_doubling_halves(p, count);
+      const ScheduleStats stats = schedule_stats(s);
+      const int core = floor_pow2(p);
+      const std::size_t l = log2_exact(core), lower_half = ceil_div(count, 2), upper_half = count / 2;
+      const bool folds = core != p;
+      for (int r = 0; r < p; ++r) {
+        const int c = core_rank_of(r, p);
+        if (c < 0) {
+          check_rank(stats, r, {1, count, 0});
+          continue;
+        }
+        // In round k rank c reduces the upper half when bit k of c is set.
+        const std::size_t halves = popcount(c) * upper_half + (l - popcount(c)) * lower_half;
+        const std::size_t fold = c < p - core ? 1 : 0;  // took a fold: one more put and vector
+        check_rank(stats, r, {2 * l + fold, (l + fold) * count, halves + fold * count});
+      }
+      CHECK(stats.rounds == 2 * l + (folds ? 2 : 0));
+      CHECK(s.max_scratch_elems() == (l + (folds ? 1 : 0)) * count);
+    }
+  }
+}
+
+TEST_CASE("rabenseifner, P' divides count: 2 log2 P' puts, 2(P'-1)/P' count sent, (P'-1)/P' count reduced") {
+  for (int p = 1; p <= 40; ++p) {
+    for (std::size_t per_chunk : {1u, 3u}) {
+      const int core = floor_pow2(p);
+      const auto n = static_cast<std::size_t>(core);
+      const std::size_t count = per_chunk * n, l = log2_exact(core);
+      const bool folds = core != p;
+      CAPTURE(p);
+      CAPTURE(count);
+      const Schedule s = allreduce_rabenseifner(p, count);
+      const ScheduleStats stats = schedule_stats(s);
+      for (int r = 0; r < p; ++r) {
+        const int c = core_rank_of(r, p);
+        if (c < 0) {
+          check_rank(stats, r, {1, count, 0});
+          continue;
+        }
+        const std::size_t fold = c < p - core ? 1 : 0;
+        const std::size_t given_away = (n - 1) * per_chunk;  // count (P'-1)/P'
+        check_rank(stats, r, {2 * l + fold, 2 * given_away + fold * count, given_away + fold * count});
+        // Allgather area, a fold's vector, the halving rounds packed.
+        CHECK(s.scratch_elems(r) == (p == 1 ? 0 : count + fold * count + given_away));
+      }
+      CHECK(stats.rounds == 2 * l + (folds ? 2 : 0));
+    }
+  }
+}
+
+TEST_CASE("rabenseifner, linear and chain, any count: every element is reduced exactly P-1 times in all") {
+  for (int p = 1; p <= 40; ++p) {
+    for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{1001}}) {
+      CAPTURE(p);
+      CAPTURE(count);
+      for (const Schedule& s : {allreduce_rabenseifner(p, count), allreduce_linear(p, count),
+                                allreduce_chain(p, count, 7)}) {
+        CAPTURE(s.algorithm());
+        std::size_t reduced = 0;
+        for (const RankStats& r : schedule_stats(s).per_rank) reduced += r.elems_reduced;
+        CHECK(reduced == static_cast<std::size_t>(p - 1) * count);
+      }
     }
   }
 }

@@ -23,6 +23,8 @@
 //   k=0 (xor 1)  {0,1}      {0,1}      {2,3}      {2,3}
 //   k=1 (xor 2)  {0-3}      {0-3}      {0-3}      {0-3}
 // For P = 5 rank 4 folds into rank 0 first and receives the result last.
+#include "vector_slot.hpp"
+
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/partition.hpp>
@@ -31,13 +33,8 @@
 #include <vector>
 
 namespace earlybird::coll {
-namespace {
 
-Slot whole(int rank, Buffer buffer, std::size_t count, std::size_t slot = 0) {
-  return {rank, buffer, {slot * count, count}};
-}
-
-}  // namespace
+using detail::whole_vector;
 
 Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
   Builder b("allreduce_recursive_doubling", ranks, count);
@@ -48,9 +45,9 @@ Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
   // A rank's running vector is its input until its first reduce writes the
   // output: reading input directly saves copying input to output first.
   std::vector<Buffer> vector_in(static_cast<std::size_t>(ranks), Buffer::input);
-  auto vector_of = [&](int r) { return whole(r, vector_in[static_cast<std::size_t>(r)], count); };
+  auto vector_of = [&](int r) { return whole_vector(r, vector_in[static_cast<std::size_t>(r)], count); };
   auto reduce_into = [&](int r, std::size_t slot) {
-    b.reduce(whole(r, Buffer::output, count), vector_of(r), whole(r, Buffer::scratch, count, slot));
+    b.reduce(whole_vector(r, Buffer::output, count), vector_of(r), whole_vector(r, Buffer::scratch, count, slot));
     vector_in[static_cast<std::size_t>(r)] = Buffer::output;
   };
 
@@ -58,17 +55,17 @@ Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
   // `rounds` of rank i; the unfold in slot 0 of the extra rank (which uses
   // no other slot).
   for (int i = 0; i < extra; ++i) {  // fold
-    b.put(vector_of(core + i), whole(i, Buffer::scratch, count, rounds));
+    b.put(vector_of(core + i), whole_vector(i, Buffer::scratch, count, rounds));
     reduce_into(i, rounds);
   }
   for (std::size_t k = 0; k < rounds; ++k) {
     // All sends of a round read the vectors before any reduce of the round.
-    for (int r = 0; r < core; ++r) b.put(vector_of(r), whole(r ^ (1 << k), Buffer::scratch, count, k));
+    for (int r = 0; r < core; ++r) b.put(vector_of(r), whole_vector(r ^ (1 << k), Buffer::scratch, count, k));
     for (int r = 0; r < core; ++r) reduce_into(r, k);
   }
   for (int i = 0; i < extra; ++i) {  // unfold
-    b.put(vector_of(i), whole(core + i, Buffer::scratch, count, 0));
-    b.copy(whole(core + i, Buffer::output, count), whole(core + i, Buffer::scratch, count, 0));
+    b.put(vector_of(i), whole_vector(core + i, Buffer::scratch, count, 0));
+    b.copy(whole_vector(core + i, Buffer::output, count), whole_vector(core + i, Buffer::scratch, count, 0));
   }
   b.copy_unwritten_output();  // P = 1: output = input
   return std::move(b).finish();

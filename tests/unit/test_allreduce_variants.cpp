@@ -1,0 +1,129 @@
+// Checks the allreduce variants beyond ring and recursive doubling: rank order (ordered mode) where claimed, honest needs_commutative flags, pipelined segments, and P up to 1024.
+#include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/partition.hpp>
+#include <earlybird/collectives/verify.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace earlybird::coll;
+
+namespace {
+
+constexpr std::size_t kElemBytes = 4;
+
+VerifyReport verify_ordered(const Schedule& s, std::uint64_t seed) {
+  VerifyOptions options;
+  options.seed = seed;
+  options.ordered = true;
+  return verify(s, Collective::allreduce, options);
+}
+
+void check_ordered(const Schedule& s, std::uint64_t seeds) {
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const VerifyReport report = verify_ordered(s, seed);
+    CHECK_MESSAGE(report.ok, report.error);
+  }
+}
+
+void check_verified(const Schedule& s) {
+  const VerifyReport report = verify(s, Collective::allreduce, {});
+  CHECK_MESSAGE(report.ok, report.error);
+  CHECK(report.steps_run == s.steps().size());
+}
+
+std::vector<std::size_t> counts_for(int p) {
+  const auto n = static_cast<std::size_t>(p);
+  std::vector<std::size_t> counts{0, 1, 2, n - 1, n, n + 1, 2 * n + 3, 1000};
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+// Whether the schedule keeps rank order for every P in 1..16 at a count that
+// leaves no chunk empty and splits unevenly.
+bool keeps_rank_order(const Algorithm& algorithm) {
+  for (int p = 1; p <= 16; ++p)
+    if (!verify_ordered(algorithm.make(p, 37, {}, kElemBytes), 1).ok) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("needs_commutative is honest: false exactly when every reduce keeps rank order") {
+  for (const Algorithm& algorithm : allreduce_algorithms()) {
+    CAPTURE(algorithm.name);
+    CHECK(algorithm.needs_commutative == !keeps_rank_order(algorithm));
+  }
+}
+
+TEST_CASE("algorithms for non-commutative operators keep rank order, P = 1..64, several counts, 2 seeds") {
+  for (const Algorithm& algorithm : allreduce_algorithms()) {
+    if (algorithm.needs_commutative) continue;
+    for (int p = 1; p <= 64; ++p) {
+      for (std::size_t count : counts_for(p)) {
+        CAPTURE(algorithm.name);
+        CAPTURE(p);
+        CAPTURE(count);
+        check_ordered(algorithm.make(p, count, {}, kElemBytes), 2);
+      }
+    }
+  }
+}
+
+TEST_CASE("chain with several segments, P = 1..32: rank order and the pipelined DAG") {
+  for (int p = 1; p <= 32; ++p) {
+    for (std::size_t segment : {1u, 3u, 64u}) {
+      const std::size_t count = 100;
+      CAPTURE(p);
+      CAPTURE(segment);
+      check_ordered(allreduce_chain(p, count, segment), 2);
+    }
+  }
+}
+
+TEST_CASE("chain pipelines: segment 0 returns before the last segment has been reduced") {
+  const std::size_t p = 4, count = 8, segment = 2;
+  const Schedule s = allreduce_chain(static_cast<int>(p), count, segment);
+  // The first put of rank P-1 starts the return of segment 0; walk its ancestors.
+  StepId first_return = 0;
+  while (s.steps()[first_return].kind != StepKind::put || s.steps()[first_return].owner != static_cast<int>(p) - 1)
+    ++first_return;
+  CHECK(s.steps()[first_return].src.range == Range{0, segment});
+  std::vector<bool> ancestor(s.steps().size(), false);
+  ancestor[first_return] = true;
+  for (StepId id = first_return + 1; id-- > 0;)
+    if (ancestor[id])
+      for (StepId d : s.deps(id)) ancestor[d] = true;
+  for (StepId id = 0; id < s.steps().size(); ++id)
+    if (ancestor[id]) CHECK(s.steps()[id].src.range.begin < segment);  // only segment 0's steps
+}
+
+TEST_CASE("rabenseifner: after the reduce-scatter core rank r holds chunk bitreverse(r)") {
+  // P = 8, count 8: one element per chunk; the last reduce of each rank
+  // writes the chunk it keeps.
+  const Schedule s = allreduce_rabenseifner(8, 8);
+  std::vector<std::size_t> last_reduced(8, 99);
+  for (const Step& step : s.steps())
+    if (step.kind == StepKind::reduce) last_reduced[static_cast<std::size_t>(step.owner)] = step.dst.range.begin;
+  const std::vector<std::size_t> bit_reversed{0, 4, 2, 6, 1, 5, 3, 7};
+  CHECK(last_reduced == bit_reversed);
+}
+
+TEST_CASE("large P: the variants for P in {1000, 1024}, counts {0, 1, P+1}") {
+  for (const std::string name : {"linear", "chain", "recursive_doubling_halves", "rabenseifner"}) {
+    const Algorithm* algorithm = find_allreduce(name);
+    REQUIRE(algorithm != nullptr);
+    for (int p : {1000, 1024}) {
+      for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p) + 1}) {
+        CAPTURE(name);
+        CAPTURE(p);
+        CAPTURE(count);
+        check_verified(algorithm->make(p, count, {}, kElemBytes));
+      }
+    }
+  }
+}
