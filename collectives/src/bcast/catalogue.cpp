@@ -1,8 +1,30 @@
 // The bcast catalogue: names, properties and adapters to a common signature.
-#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/bcast.hpp>
+
+#include <array>
 
 namespace earlybird::coll {
+namespace {
 
-std::span<const Algorithm> bcast_catalogue() { return {}; }
+constexpr std::size_t kPipelinedDefaultBytes = 64 * 1024;
+
+const std::array kBcast{
+    Algorithm{"binomial", false, false, 0,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_binomial(p, n); }},
+    Algorithm{"chain", false, true, kPipelinedDefaultBytes,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                return bcast_chain(p, n, segment_elems(params, kPipelinedDefaultBytes, elem));
+              }},
+    Algorithm{"binary_tree", false, true, kPipelinedDefaultBytes,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                return bcast_binary_tree(p, n, segment_elems(params, kPipelinedDefaultBytes, elem));
+              }},
+    Algorithm{"scatter_allgather", false, false, 0,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_scatter_allgather(p, n); }},
+};
+
+}  // namespace
+
+std::span<const Algorithm> bcast_catalogue() { return kBcast; }
 
 }  // namespace earlybird::coll

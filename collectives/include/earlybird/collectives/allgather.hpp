@@ -1,0 +1,24 @@
+// Allgather schedule generators and the catalogue the runtime selects from.
+// `count` is the block each rank contributes: input `count` elements, output
+// ranks x count, and rank j's input lands in block j (elements j*count ..
+// j*count+count-1) of every rank's output, rank j's own included. Each
+// generator's file opens with cost, limitations and a state table for P = 4.
+#pragma once
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/schedule.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace earlybird::coll {
+
+Schedule allgather_ring(int ranks, std::size_t count);
+Schedule allgather_recursive_doubling(int ranks, std::size_t count);
+Schedule allgather_bruck(int ranks, std::size_t count);
+
+inline std::span<const Algorithm> allgather_algorithms() { return algorithms(Collective::allgather); }
+inline const Algorithm* find_allgather(std::string_view name) { return find_algorithm(Collective::allgather, name); }
+
+}  // namespace earlybird::coll

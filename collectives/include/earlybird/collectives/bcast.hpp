@@ -1,0 +1,25 @@
+// Broadcast schedule generators (root 0; the runtime rotates ranks for other
+// roots) and the catalogue the runtime selects from. Each generator is a pure
+// function; its file opens with cost, limitations and a state table for P = 4.
+// Input and output are `count` elements; only rank 0's input is read.
+#pragma once
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/schedule.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace earlybird::coll {
+
+Schedule bcast_binomial(int ranks, std::size_t count);
+// segment_elems = 0: the whole vector is one segment (no pipelining).
+Schedule bcast_chain(int ranks, std::size_t count, std::size_t segment_elems);
+Schedule bcast_binary_tree(int ranks, std::size_t count, std::size_t segment_elems);
+Schedule bcast_scatter_allgather(int ranks, std::size_t count);
+
+inline std::span<const Algorithm> bcast_algorithms() { return algorithms(Collective::bcast); }
+inline const Algorithm* find_bcast(std::string_view name) { return find_algorithm(Collective::bcast, name); }
+
+}  // namespace earlybird::coll

@@ -1,0 +1,25 @@
+// Reduce-scatter (block variant) schedule generators and the catalogue the
+// runtime selects from. `count` is the block each rank ends with: input
+// ranks x count elements, output `count`, and rank r's output holds element
+// i of block r (input elements r*count + i) reduced over all ranks. Each
+// generator's file opens with cost, limitations and a state table for P = 4.
+#pragma once
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/schedule.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace earlybird::coll {
+
+Schedule reduce_scatter_ring(int ranks, std::size_t count);
+Schedule reduce_scatter_recursive_halving(int ranks, std::size_t count);
+
+inline std::span<const Algorithm> reduce_scatter_algorithms() { return algorithms(Collective::reduce_scatter); }
+inline const Algorithm* find_reduce_scatter(std::string_view name) {
+  return find_algorithm(Collective::reduce_scatter, name);
+}
+
+}  // namespace earlybird::coll

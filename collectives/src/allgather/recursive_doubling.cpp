@@ -1,0 +1,112 @@
+// allgather_recursive_doubling — butterfly: in round k rank r swaps with
+// rank r XOR 2^k every block it has so far (its aligned group of 2^k blocks),
+// so the blocks held double each round.
+//
+// Any P (the fold of folded_blocks.hpp): with P' = 2^floor(log2 P) and
+// e = P - P', extra rank P'+i first puts its block to rank i and sits out;
+// the butterfly runs over super-blocks (rank q < e carries blocks q and
+// P'+q: two puts per round where a group holds extra blocks); at the end
+// rank i puts every block but P'+i's own to rank P'+i (one or two puts).
+//
+// Cost (Hockney, m bytes = the gathered output):
+//   P = P':  log2 P alpha + ((P-1)/P) beta m
+//   P != P': (log2 P' + 2) alpha + about 2((P-1)/P) beta m (the unfold
+//            resends almost everything to the extra ranks)
+//   per rank, P = P': log2 P puts, (P-1) count elements, rounds log2 P.
+//   P != P', core rank r in round k (group first g = r & ~(2^k-1), its extra
+//   blocks x = clamp(e - g, 0, 2^k)): 1 + [x > 0] puts of (2^k + x) count
+//   elements; rank r < e also sends the unfold: 1 + [r < e-1] puts,
+//   (P-1) count elements; an extra rank: 1 put of `count`;
+//   rounds (dependency depth) log2 P' + 1 + [e > P'/2]: when no extra block
+//   sits in the upper half, the last round carries none to the ranks that
+//   unfold, so the unfold waits only for the fold's one extra round.
+// Fewest rounds for powers of two; the ring or bruck for other P.
+//
+// Limitations: scratch of P blocks per rank, laid out as the output (block j
+// at j*count; never reused: no acknowledgement flags). Sends go from scratch:
+// a rank first copies its input into scratch and into its output block, and
+// reads input nowhere else, so in-place calls are safe.
+//
+// State for P = 4 (blocks each rank holds):
+//   round        rank 0     rank 1     rank 2     rank 3
+//   start        0          1          2          3
+//   k=0 (xor 1)  0 1        0 1        2 3        2 3
+//   k=1 (xor 2)  0-3        0-3        0-3        0-3
+// For P = 5 rank 4 first hands block 4 to rank 0, which carries blocks
+// {0, 4} through the butterfly and returns blocks 0-3 to rank 4 at the end.
+#include "folded_blocks.hpp"
+
+#include <earlybird/collectives/allgather.hpp>
+#include <earlybird/collectives/builder.hpp>
+
+namespace earlybird::coll {
+namespace {
+
+class RecursiveDoubling {
+ public:
+  explicit RecursiveDoubling(Builder& b) : b_(b), count_(b.count()), folded_(b.ranks()) {}
+
+  void run() {
+    for (int r = 0; r < b_.ranks(); ++r) start(r);
+    for (int dist = 1; dist < folded_.core(); dist *= 2)
+      for (int r = 0; r < folded_.core(); ++r) exchange(r, r ^ dist, dist);
+    for (int i = 0; i < folded_.extra(); ++i) unfold(i);
+  }
+
+ private:
+  // A core rank keeps its block in scratch to send from; an extra rank folds
+  // it into its partner. Input is read here only, before any output write.
+  void start(int r) {
+    const Slot input{r, Buffer::input, {0, count_}};
+    if (folded_.is_extra(r))
+      send_blocks(r, folded_.partner(r), r, 1);
+    else
+      b_.copy(blocks(r, Buffer::scratch, r, 1), input);
+    b_.copy(blocks(r, Buffer::output, r, 1), input);
+  }
+
+  void exchange(int r, int peer, int group_size) {
+    const detail::BlockRuns runs = folded_.runs(r & ~(group_size - 1), group_size);
+    send_blocks(r, peer, runs.core_first, runs.core_count);
+    send_blocks(r, peer, runs.extra_first, runs.extra_count);
+  }
+
+  // Core rank i returns every block but the extra rank's own.
+  void unfold(int i) {
+    const int extra_rank = folded_.partner(i);
+    send_blocks(i, extra_rank, 0, extra_rank);
+    send_blocks(i, extra_rank, extra_rank + 1, b_.ranks() - extra_rank - 1);
+  }
+
+  // Blocks [first, first + n) from `from` (its scratch, or its input for a
+  // fold) into `to`'s scratch, which copies them into its output.
+  void send_blocks(int from, int to, int first, int n) {
+    const Slot landing = blocks(to, Buffer::scratch, first, n);
+    b_.put(sent_from(from, first, n), landing);
+    b_.copy(blocks(to, Buffer::output, first, n), landing);
+  }
+
+  // An extra rank only ever sends its own block, straight from its input.
+  Slot sent_from(int rank, int first, int n) const {
+    if (folded_.is_extra(rank)) return {rank, Buffer::input, {0, count_}};
+    return blocks(rank, Buffer::scratch, first, n);
+  }
+
+  Slot blocks(int rank, Buffer buffer, int first, int n) const {
+    return {rank, buffer, {static_cast<std::size_t>(first) * count_, static_cast<std::size_t>(n) * count_}};
+  }
+
+  Builder& b_;
+  std::size_t count_;
+  detail::FoldedBlocks folded_;
+};
+
+}  // namespace
+
+Schedule allgather_recursive_doubling(int ranks, std::size_t count) {
+  Builder b("allgather_recursive_doubling", ranks, count, shape_of(Collective::allgather, ranks, count));
+  RecursiveDoubling(b).run();
+  return std::move(b).finish();
+}
+
+}  // namespace earlybird::coll

@@ -1,0 +1,223 @@
+// Verifies every allgather algorithm symbolically (P = 1..64 and large P, many block sizes and seeds), and checks
+// per-rank puts, elements sent, rounds and scratch against docs/algorithms.md.
+#include <earlybird/collectives/allgather.hpp>
+#include <earlybird/collectives/partition.hpp>
+#include <earlybird/collectives/verify.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace earlybird::coll;
+
+namespace {
+
+constexpr std::size_t kElemBytes = 4;
+
+// Blocks per rank; the output is P times larger.
+std::vector<std::size_t> counts_for(int p) {
+  const auto n = static_cast<std::size_t>(p);
+  std::vector<std::size_t> counts{0, 1, n - 1, n, n + 1, 1000};
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+void check_verified(const Schedule& s, std::uint64_t seeds) {
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const VerifyReport report = verify(s, Collective::allgather, {seed});
+    CHECK_MESSAGE(report.ok, report.error);
+    CHECK(report.steps_run == s.steps().size());
+  }
+}
+
+// Every cross-rank dependency carries data (a put into scratch that the
+// dependent step reads): no acknowledgement (write-after-read) flags.
+// Returns the first dependency that is not, or an empty string.
+std::string first_acknowledgement(const Schedule& s) {
+  const auto steps = s.steps();
+  for (StepId id = 0; id < steps.size(); ++id)
+    for (StepId d : s.deps(id)) {
+      const Step& from = steps[d];
+      const Step& to = steps[id];
+      if (from.owner == to.owner) continue;
+      const bool carries_data = from.kind == StepKind::put && to.src.buffer == Buffer::scratch &&
+                                from.dst.rank == to.src.rank && from.dst.range.overlaps(to.src.range);
+      if (!carries_data) return to_string(to) + " waits on " + to_string(from);
+    }
+  return {};
+}
+
+struct Expected {
+  std::size_t puts, elems_sent;
+};
+
+void check_rank(const ScheduleStats& stats, int rank, const Expected& e) {
+  CAPTURE(rank);
+  const RankStats& got = stats.per_rank[static_cast<std::size_t>(rank)];
+  CHECK(got.puts == e.puts);
+  CHECK(got.elems_sent == e.elems_sent);
+  CHECK(got.elems_reduced == 0);
+}
+
+std::size_t log2_floor(int p) { return static_cast<std::size_t>(ceil_log2(floor_pow2(p))); }
+
+// allgather_recursive_doubling's puts and elements per rank, as
+// docs/algorithms.md states them.
+Expected recursive_doubling_expected(int p, int r, std::size_t count) {
+  const int core = floor_pow2(p), extra = p - core;
+  if (r >= core) return {1, count};
+  Expected e{0, 0};
+  for (int group = 1; group < core; group *= 2) {
+    const int first = r & ~(group - 1);
+    const int extras = std::clamp(extra - first, 0, group);
+    e.puts += 1 + (extras > 0 ? 1 : 0);
+    e.elems_sent += static_cast<std::size_t>(group + extras) * count;
+  }
+  if (r < extra) {
+    e.puts += 1 + (r < extra - 1 ? 1 : 0);
+    e.elems_sent += static_cast<std::size_t>(p - 1) * count;
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("every catalogue algorithm, P = 1..64, blocks {0, 1, P-1, P, P+1, 1000}, 3 seeds") {
+  for (const Algorithm& algorithm : allgather_algorithms()) {
+    CHECK_FALSE(algorithm.needs_commutative);
+    CHECK_FALSE(algorithm.pipelined);
+    for (int p = 1; p <= 64; ++p) {
+      for (std::size_t count : counts_for(p)) {
+        CAPTURE(algorithm.name);
+        CAPTURE(p);
+        CAPTURE(count);
+        const Schedule s = algorithm.make(p, count, {}, kElemBytes);
+        CHECK(s.shape() == shape_of(Collective::allgather, p, count));
+        check_verified(s, 3);
+        CHECK(first_acknowledgement(s) == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("blocks of 10007 elements, P in {2, 3, 5, 8, 13}") {
+  for (const Algorithm& algorithm : allgather_algorithms()) {
+    for (int p : {2, 3, 5, 8, 13}) {
+      CAPTURE(algorithm.name);
+      CAPTURE(p);
+      check_verified(algorithm.make(p, 10007, {}, kElemBytes), 2);
+    }
+  }
+}
+
+TEST_CASE("large P: every algorithm for P in {100, 127, 128, 1000}, blocks {0, 1, 3}") {
+  for (const Algorithm& algorithm : allgather_algorithms()) {
+    for (int p : {100, 127, 128, 1000}) {
+      for (std::size_t count : {0u, 1u, 3u}) {
+        CAPTURE(algorithm.name);
+        CAPTURE(p);
+        CAPTURE(count);
+        check_verified(algorithm.make(p, count, {}, kElemBytes), 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("ring: P-1 puts of one block, (P-1) count sent, P-1 rounds, P-1 blocks of scratch") {
+  for (int p = 1; p <= 32; ++p) {
+    for (std::size_t count : {1u, 7u}) {
+      CAPTURE(p);
+      CAPTURE(count);
+      const auto n = static_cast<std::size_t>(p);
+      const Schedule s = allgather_ring(p, count);
+      const ScheduleStats stats = schedule_stats(s);
+      for (int r = 0; r < p; ++r) check_rank(stats, r, {n - 1, (n - 1) * count});
+      CHECK(stats.rounds == n - 1);
+      CHECK(s.max_scratch_elems() == (n - 1) * count);
+    }
+  }
+}
+
+// Bruck's dependency depth: the last round of a P that is no power of two
+// sends only the first P - P' positions, which arrived early.
+std::size_t bruck_rounds(int p) {
+  const int core = floor_pow2(p);
+  if (core == p) return log2_floor(p);
+  return std::max(log2_floor(p), 1 + static_cast<std::size_t>(ceil_log2(p - core)));
+}
+
+TEST_CASE("bruck: ceil(log2 P) puts, (P-1) count sent, P blocks of scratch, rounds as bruck_rounds") {
+  for (int p = 1; p <= 40; ++p) {
+    for (std::size_t count : {1u, 7u}) {
+      CAPTURE(p);
+      CAPTURE(count);
+      const auto n = static_cast<std::size_t>(p);
+      const auto l = static_cast<std::size_t>(ceil_log2(p));
+      const Schedule s = allgather_bruck(p, count);
+      const ScheduleStats stats = schedule_stats(s);
+      for (int r = 0; r < p; ++r) check_rank(stats, r, {l, (n - 1) * count});
+      CHECK(stats.rounds == bruck_rounds(p));
+      CHECK(s.max_scratch_elems() == n * count);
+    }
+  }
+}
+
+TEST_CASE("recursive doubling, P a power of two: log2 P puts, (P-1) count sent, log2 P rounds") {
+  for (int p : {1, 2, 4, 8, 16, 32, 64}) {
+    for (std::size_t count : {1u, 5u}) {
+      CAPTURE(p);
+      CAPTURE(count);
+      const auto n = static_cast<std::size_t>(p);
+      const Schedule s = allgather_recursive_doubling(p, count);
+      const ScheduleStats stats = schedule_stats(s);
+      for (int r = 0; r < p; ++r) check_rank(stats, r, {log2_floor(p), (n - 1) * count});
+      CHECK(stats.rounds == log2_floor(p));
+      CHECK(s.max_scratch_elems() == n * count);
+    }
+  }
+}
+
+TEST_CASE("recursive doubling, other P: fold, butterfly over super-blocks, unfold: log2 P' + 1 + [e > P'/2] rounds") {
+  for (int p = 3; p <= 40; ++p) {
+    if (p == floor_pow2(p)) continue;
+    for (std::size_t count : {1u, 5u}) {
+      CAPTURE(p);
+      CAPTURE(count);
+      const Schedule s = allgather_recursive_doubling(p, count);
+      const ScheduleStats stats = schedule_stats(s);
+      for (int r = 0; r < p; ++r) check_rank(stats, r, recursive_doubling_expected(p, r, count));
+      const int core = floor_pow2(p);
+      CHECK(stats.rounds == log2_floor(p) + 1 + (p - core > core / 2 ? 1 : 0));
+      CHECK(s.max_scratch_elems() == static_cast<std::size_t>(p) * count);
+    }
+  }
+}
+
+TEST_CASE("every rank receives every block but its own exactly once") {
+  for (const Algorithm& algorithm : allgather_algorithms()) {
+    for (int p : {1, 2, 3, 6, 8, 11, 16, 17}) {
+      CAPTURE(algorithm.name);
+      CAPTURE(p);
+      const std::size_t count = 3;
+      const Schedule s = algorithm.make(p, count, {}, kElemBytes);
+      std::vector<std::size_t> received(static_cast<std::size_t>(p), 0);
+      for (const Step& step : s.steps())
+        if (step.kind == StepKind::put) received[static_cast<std::size_t>(step.dst.rank)] += step.dst.range.count;
+      const std::size_t others = static_cast<std::size_t>(p - 1) * count;
+      for (int r = 0; r < p; ++r) CHECK(received[static_cast<std::size_t>(r)] == others);
+    }
+  }
+}
+
+TEST_CASE("count 0: no steps at all") {
+  for (const Algorithm& algorithm : allgather_algorithms()) {
+    CAPTURE(algorithm.name);
+    const Schedule s = algorithm.make(7, 0, {}, kElemBytes);
+    CHECK(s.steps().empty());
+    CHECK(s.max_scratch_elems() == 0);
+    CHECK(s.max_flag_count() == 0);
+  }
+}
