@@ -36,6 +36,8 @@ Builder::Builder(std::string algorithm, int ranks, std::size_t count, Shape shap
     : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count), shape_(shape), hazards_(hazards) {
   if (ranks < 1) throw std::invalid_argument("Builder: ranks must be >= 1");
   tracker_ = std::make_unique<Tracker>(ranks);
+  scratch_base_.assign(static_cast<std::size_t>(ranks), 0);
+  scratch_high_.assign(static_cast<std::size_t>(ranks), 0);
 }
 Builder::~Builder() = default;
 Builder::Builder(Builder&&) noexcept = default;
@@ -53,7 +55,19 @@ void Builder::check_slot(const Slot& slot, const char* what) const {
          " > " + std::to_string(size) + ")");
 }
 
+Slot Builder::rebased(Slot slot) {
+  if (slot.buffer != Buffer::scratch || slot.rank < 0 || slot.rank >= ranks_) return slot;
+  const auto r = static_cast<std::size_t>(slot.rank);
+  slot.range.begin += scratch_base_[r];
+  scratch_high_[r] = std::max(scratch_high_[r], slot.range.end());
+  return slot;
+}
+
+void Builder::begin_scratch_region() { scratch_base_ = scratch_high_; }
+
 StepId Builder::put(Slot src, Slot dst) {
+  src = rebased(src);
+  dst = rebased(dst);
   if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (dst.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": put must target scratch");
   if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": put to self");
@@ -61,6 +75,8 @@ StepId Builder::put(Slot src, Slot dst) {
 }
 
 StepId Builder::get(Slot src, Slot dst) {
+  src = rebased(src);
+  dst = rebased(dst);
   if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (src.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": get must read scratch");
   if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": get from self");
@@ -70,6 +86,9 @@ StepId Builder::get(Slot src, Slot dst) {
 StepId Builder::reduce(Slot dst, Slot src) { return reduce(dst, dst, src); }
 
 StepId Builder::reduce(Slot dst, Slot left, Slot right) {
+  dst = rebased(dst);
+  left = rebased(left);
+  right = rebased(right);
   if (right.range.empty() && dst.range.empty()) return kNoStep;
   if (right.rank != dst.rank || left.rank != dst.rank) throw std::logic_error(algorithm_ + ": reduce across ranks");
   check_operand(left, dst);
@@ -89,6 +108,8 @@ void Builder::check_operand(const Slot& operand, const Slot& dst) const {
 }
 
 StepId Builder::copy(Slot dst, Slot src) {
+  dst = rebased(dst);
+  src = rebased(src);
   if (src.range.empty() && dst.range.empty()) return kNoStep;
   if (src.rank != dst.rank) throw std::logic_error(algorithm_ + ": copy across ranks");
   return add({StepKind::copy, dst.rank, src, dst, {}}, src, nullptr, dst);

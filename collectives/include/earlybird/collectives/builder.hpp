@@ -70,6 +70,13 @@ class Builder {
   // so the verifier's tests can build a cycle. Algorithms never call it.
   void add_dependency_for_tests(StepId step, StepId on);
 
+  // Starts a fresh scratch region: from here on, scratch offsets count from
+  // above everything used so far (per rank). Composed schedules (a reduce
+  // phase, then a broadcast phase) call it between phases so the second phase
+  // does not reuse the first one's slots, which would cost acknowledgement
+  // flags the data flow already implies.
+  void begin_scratch_region();
+
   Schedule finish() &&;
 
  private:
@@ -77,6 +84,7 @@ class Builder {
   StepId add(Step step, const Slot& read_a, const Slot* read_b, const Slot& write);
   void check_operand(const Slot& operand, const Slot& dst) const;
   void require_same_shape(const char* what) const;
+  Slot rebased(Slot slot);
   void check_slot(const Slot& slot, const char* what) const;
 
   std::string algorithm_;
@@ -87,6 +95,8 @@ class Builder {
   std::vector<Step> steps_;
   std::vector<std::vector<StepId>> deps_;
   std::unique_ptr<Tracker> tracker_;
+  std::vector<std::size_t> scratch_base_;  // per rank, added to scratch offsets
+  std::vector<std::size_t> scratch_high_;  // per rank, one past the highest scratch element used
 };
 
 }  // namespace earlybird::coll
