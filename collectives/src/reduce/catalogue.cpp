@@ -1,8 +1,43 @@
-// The reduce catalogue: names, properties and adapters to a common signature.
-#include <earlybird/collectives/catalogue.hpp>
+// The reduce catalogue: names, properties and adapters to a common signature,
+// so the runtime selects algorithms by name.
+#include <earlybird/collectives/reduce.hpp>
+
+#include <array>
 
 namespace earlybird::coll {
+namespace {
 
-std::span<const Algorithm> reduce_catalogue() { return {}; }
+constexpr std::size_t kPipelineDefaultBytes = 64 * 1024;
+constexpr int kDefaultFanout = 4;
+
+std::size_t pipeline_segment(const AlgorithmParams& params, std::size_t elem_bytes) {
+  return segment_elems(params, kPipelineDefaultBytes, elem_bytes);
+}
+
+const std::array kReduce{
+    Algorithm{"binomial", false, false, 0,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return reduce_binomial(p, n); }},
+    Algorithm{"chain", false, true, kPipelineDefaultBytes,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                return reduce_chain(p, n, pipeline_segment(params, elem));
+              }},
+    Algorithm{"binary_tree", false, true, kPipelineDefaultBytes,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                return reduce_binary_tree(p, n, pipeline_segment(params, elem));
+              }},
+    Algorithm{"kary_tree", false, true, kPipelineDefaultBytes,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                const int fanout = params.fanout > 0 ? params.fanout : kDefaultFanout;
+                return reduce_kary_tree(p, n, fanout, pipeline_segment(params, elem));
+              }},
+    Algorithm{"greedy", true, true, kPipelineDefaultBytes,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                return reduce_greedy(p, n, pipeline_segment(params, elem));
+              }},
+};
+
+}  // namespace
+
+std::span<const Algorithm> reduce_catalogue() { return kReduce; }
 
 }  // namespace earlybird::coll
