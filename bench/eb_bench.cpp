@@ -1,9 +1,12 @@
 // eb-bench: earlybird's benchmark binary. Run under mpirun:
-//   mpirun -np 4 eb-bench sweep   [--sizes 8:16M] [--algorithms auto,ring,...|all] [--csv FILE]
+//   mpirun -np 4 eb-bench sweep   [--collective allreduce|reduce|bcast|allgather|reduce_scatter]
+//                                 [--sizes 8:16M] [--algorithms auto,ring,...|all|none]
+//                                 [--mpi-algorithms all|1,4,...] [--csv FILE]
 //   mpirun -np 2 eb-bench overlap [--sizes 64K,1M] [--algorithm ring] [--csv FILE]
 #include "jobs.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 
@@ -13,11 +16,20 @@ void usage() {
   std::fprintf(stderr,
                "usage: mpirun -np P eb-bench <job> [options]\n"
                "jobs:\n"
-               "  sweep    latency per size and algorithm vs MPI_Allreduce\n"
-               "           --sizes 8:16M | 1K,1M   --algorithms auto,ring,... | all\n"
-               "           --segment BYTES  --budget SECONDS_PER_CONFIG  --csv FILE\n"
+               "  sweep    latency per size and algorithm vs the MPI library's collective\n"
+               "           --collective allreduce|reduce|bcast|allgather|reduce_scatter\n"
+               "           --sizes 8:16M | 1K,1M   --algorithms auto,ring,... | all | none\n"
+               "           --mpi-algorithms all | 1,4,ring,...  (Open MPI coll_tuned, each forced)\n"
+               "           --segment BYTES  --fanout K  --budget SECONDS_PER_CONFIG  --csv FILE\n"
                "  overlap  IMB-NBC overlap of future+compute+wait vs MPI_Iallreduce\n"
                "           --sizes 64K,1M  --algorithm NAME  --iters N  --csv FILE\n");
+}
+
+// Open MPI's coll_tuned honours a forced algorithm only with dynamic rules on,
+// a variable it reads at MPI_Init and does not let MPI_T change (mpi_tuned.hpp).
+void enable_tuned_forcing_if_asked(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--mpi-algorithms")) setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
 }
 
 }  // namespace
@@ -28,6 +40,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 1 : 0;
   }
   int code = 1;
+  enable_tuned_forcing_if_asked(argc, argv);
   try {
     earlybird::Runtime runtime(&argc, &argv);
     earlybird::Communicator world = runtime.world();

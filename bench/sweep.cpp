@@ -1,70 +1,185 @@
-// eb-bench sweep: latency per message size per algorithm, against
-// MPI_Allreduce interleaved in the same loop. A rank's time runs from the
-// barrier's return to its own completion; the collective's time is the maximum
-// over ranks. Every timed result is compared with MPI_Allreduce's.
+// eb-bench sweep: latency per message size of one collective, for each
+// earlybird algorithm, against the MPI library's matching collective (its
+// default choice and, with --mpi-algorithms, each coll_tuned algorithm forced)
+// interleaved in the same loop: every iteration runs every contender once, in
+// a fixed order. A rank's time runs from the barrier's return to its own
+// completion; the collective's time is the maximum over ranks. Every timed
+// result is compared with the MPI default's.
 #include "bench_common.hpp"
+#include "collective_table.hpp"
 #include "jobs.hpp"
+#include "mpi_tuned.hpp"
 
-#include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/catalogue.hpp>
 
-#include <cstring>
+#include <algorithm>
+#include <functional>
+#include <memory>
 #include <sstream>
 
 namespace earlybird::bench {
 namespace {
 
-struct Measured {
-  Stats eb, mpi;
-  long long wrong = 0;
-  int iterations = 0;
+constexpr const char* kMpiDefault = "mpi:default";
+
+// One thing the sweep times: an earlybird algorithm or an MPI variant.
+struct Contender {
+  std::string label;  // "ring", "auto", "mpi:default", "mpi:ring"
+  bool is_mpi = false;
+  std::function<void(Buffers&)> call;  // one blocking call; throws on failure
 };
 
-std::vector<float> sweep_input(int rank, std::size_t count) {
-  std::vector<float> v(count);
-  for (std::size_t i = 0; i < count; ++i) v[i] = static_cast<float>((rank * 7 + static_cast<int>(i % 1013) * 3) % 11);
-  return v;
-}
-
-double time_mpi(const std::vector<float>& in, std::vector<float>& out, MPI_Comm comm) {
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  MPI_Allreduce(in.data(), out.data(), static_cast<int>(in.size()), MPI_FLOAT, MPI_SUM, comm);
-  return MPI_Wtime() - t0;
-}
-
-double time_earlybird(Communicator& comm, MPI_Comm mpi, const std::vector<float>& in, std::vector<float>& out,
-                      const AllreduceOptions& options) {
-  MPI_Barrier(mpi);
-  const double t0 = MPI_Wtime();
-  comm.allreduce(std::span<const float>(in), std::span<float>(out), Op::sum, options).wait();
-  return MPI_Wtime() - t0;
-}
-
-Measured measure(Communicator& comm, std::size_t count, const AllreduceOptions& options, double budget_s) {
-  MPI_Comm mpi = MPI_COMM_WORLD;
-  const std::vector<float> in = sweep_input(comm.rank(), count);
-  std::vector<float> ref(count), out(count);
-  for (int w = 0; w < 3; ++w) {
-    time_mpi(in, ref, mpi);
-    time_earlybird(comm, mpi, in, out, options);
-  }
-  double probe = time_mpi(in, ref, mpi) + time_earlybird(comm, mpi, in, out, options);
-  MPI_Allreduce(MPI_IN_PLACE, &probe, 1, MPI_DOUBLE, MPI_MAX, mpi);
-  Measured m;
-  m.iterations = iterations_for(probe, budget_s, 5, 400);
-  std::vector<double> eb_t, mpi_t;
+// What one contender did at one size.
+struct Outcome {
+  Stats stats;
   long long wrong = 0;
-  for (int k = 0; k < m.iterations; ++k) {
-    std::fill(out.begin(), out.end(), -1.0f);
-    mpi_t.push_back(time_mpi(in, ref, mpi));
-    eb_t.push_back(time_earlybird(comm, mpi, in, out, options));
-    if (std::memcmp(out.data(), ref.data(), count * sizeof(float)) != 0) ++wrong;
-  }
-  MPI_Allreduce(&wrong, &m.wrong, 1, MPI_LONG_LONG, MPI_SUM, mpi);
-  m.eb = stats_of(max_over_ranks(eb_t, mpi));
-  m.mpi = stats_of(max_over_ranks(mpi_t, mpi));
-  return m;
+  std::string error;  // non-empty: failed while warming up, not timed
+  bool timed() const { return error.empty(); }
+};
+
+struct SizeResult {
+  std::size_t bytes = 0;  // per rank: count x 4 (per block for allgather, reduce_scatter)
+  int iterations = 0;
+  std::vector<Outcome> outcomes;  // one per contender, same order
+};
+
+// ---- contenders ----------------------------------------------------------
+
+Contender mpi_contender(const CollectiveSpec& spec, const std::string& label, MPI_Comm comm) {
+  return {label, true, [&spec, comm](Buffers& b) {
+            const int rc = spec.mpi_call(b, comm);
+            if (rc == MPI_SUCCESS) return;
+            char text[MPI_MAX_ERROR_STRING];
+            int length = 0;
+            MPI_Error_string(rc, text, &length);
+            throw std::runtime_error(std::string(spec.mpi_function) + ": " + std::string(text, length));
+          }};
 }
+
+Contender earlybird_contender(const CollectiveSpec& spec, const std::string& name, Communicator& comm,
+                              CollectiveOptions options) {
+  options.algorithm = name == "auto" ? "" : name;
+  return {name, false, [&spec, &comm, options](Buffers& b) { spec.earlybird_call(comm, b, options).wait(); }};
+}
+
+// --algorithms: "all" (the catalogue and auto), "none" (time MPI only), or names.
+std::vector<std::string> earlybird_algorithms(const CollectiveSpec& spec, const Args& args) {
+  const std::string choice = args.get("algorithms", "auto");
+  if (choice == "none") return {};
+  if (choice != "all") return args.list("algorithms", "auto");
+  std::vector<std::string> names = {"auto"};
+  for (const auto& a : coll::algorithms(spec.kind)) names.emplace_back(a.name);
+  return names;
+}
+
+// Frees the forced-algorithm communicators (before the MPI_T session ends).
+struct OwnedComms {
+  std::vector<MPI_Comm> comms;
+  ~OwnedComms() {
+    for (MPI_Comm& c : comms) MPI_Comm_free(&c);
+  }
+};
+
+void add_forced_mpi(const CollectiveSpec& spec, const Args& args, TunedForcing& forcing, OwnedComms& owned,
+                    std::vector<Contender>& contenders, int rank) {
+  if (!forcing.unavailable_reason().empty()) {
+    if (rank == 0) std::printf("# MPI algorithms not forced: %s\n", forcing.unavailable_reason().c_str());
+    return;
+  }
+  for (const auto& algorithm : select_tuned(forcing.algorithms(), args.list("mpi-algorithms", "all"))) {
+    owned.comms.push_back(forcing.forced_comm(algorithm, MPI_COMM_WORLD));
+    contenders.push_back(mpi_contender(spec, "mpi:" + algorithm.name, owned.comms.back()));
+  }
+}
+
+// ---- measurement ---------------------------------------------------------
+
+double timed_call(const Contender& contender, Buffers& buffers) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  contender.call(buffers);
+  return MPI_Wtime() - t0;
+}
+
+// The error message of one untimed call, or "" when it succeeded.
+std::string try_call(const CollectiveSpec& spec, const Contender& contender, Buffers& buffers) {
+  reset_output(spec, buffers);
+  try {
+    contender.call(buffers);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Makes every rank agree that a contender failed when any rank saw it fail.
+std::string agreed_error(std::string local) {
+  int failed = local.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (failed && local.empty()) local = "failed on another rank";
+  return local;
+}
+
+// Two untimed rounds; the MPI default's result becomes the reference.
+// Contenders that fail are marked and left out from then on.
+void warm_up(const CollectiveSpec& spec, const std::vector<Contender>& contenders, Buffers& buffers,
+             std::vector<Outcome>& outcomes) {
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      if (!outcomes[i].timed()) continue;
+      outcomes[i].error = agreed_error(try_call(spec, contenders[i], buffers));
+      if (i == 0) buffers.reference = buffers.output;
+    }
+}
+
+int iterations_for_round(const std::vector<Contender>& contenders, const std::vector<Outcome>& outcomes,
+                         Buffers& buffers, double budget_per_contender) {
+  double round = 0;
+  int timed = 0;
+  for (std::size_t i = 0; i < contenders.size(); ++i)
+    if (outcomes[i].timed()) {
+      round += timed_call(contenders[i], buffers);
+      ++timed;
+    }
+  MPI_Allreduce(MPI_IN_PLACE, &round, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return iterations_for(round, budget_per_contender * timed, 5, 400);
+}
+
+// Per contender: iteration times, and 1.0 where the result was wrong.
+struct Samples {
+  std::vector<double> seconds, wrong;
+};
+
+long long wrong_iterations(const std::vector<double>& local_wrong) {
+  const auto any_rank = max_over_ranks(local_wrong, MPI_COMM_WORLD);
+  return std::count_if(any_rank.begin(), any_rank.end(), [](double w) { return w > 0; });
+}
+
+SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>& contenders, std::size_t count,
+                        double budget, int rank, int ranks) {
+  Buffers buffers = make_buffers(spec, rank, ranks, count);
+  SizeResult result;
+  result.bytes = count * sizeof(float);
+  result.outcomes.resize(contenders.size());
+  warm_up(spec, contenders, buffers, result.outcomes);
+  result.iterations = iterations_for_round(contenders, result.outcomes, buffers, budget);
+  std::vector<Samples> samples(contenders.size());
+  for (int k = 0; k < result.iterations; ++k)
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      if (!result.outcomes[i].timed()) continue;
+      reset_output(spec, buffers);
+      samples[i].seconds.push_back(timed_call(contenders[i], buffers));
+      samples[i].wrong.push_back(output_matches(spec, buffers) ? 0.0 : 1.0);
+    }
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
+    if (!result.outcomes[i].timed()) continue;
+    result.outcomes[i].stats = stats_of(max_over_ranks(samples[i].seconds, MPI_COMM_WORLD));
+    result.outcomes[i].wrong = wrong_iterations(samples[i].wrong);
+  }
+  return result;
+}
+
+// ---- reporting -----------------------------------------------------------
 
 std::string fixed(double v, int digits) {
   std::ostringstream s;
@@ -74,52 +189,155 @@ std::string fixed(double v, int digits) {
   return s.str();
 }
 
+// The fastest timed MPI contender (the default when nothing beats it).
+std::size_t best_mpi(const std::vector<Contender>& contenders, const SizeResult& r) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < contenders.size(); ++i)
+    if (contenders[i].is_mpi && r.outcomes[i].timed() && r.outcomes[i].stats.median < r.outcomes[best].stats.median)
+      best = i;
+  return best;
+}
+
+struct Report {
+  const CollectiveSpec& spec;
+  const std::vector<Contender>& contenders;
+  int ranks;
+
+  double busbw_gbs(const SizeResult& r, const Outcome& o) const {
+    const double bytes = static_cast<double>(moved_bytes(spec, ranks, r.bytes / sizeof(float)));
+    return spec.bus_factor(ranks) * bytes / o.stats.median / 1e9;
+  }
+
+  void print_header() const {
+    std::printf("# ratio = median / %s median (default choice, mpi:default); /best = median / the fastest MPI "
+                "variant's; below 1: faster; times in us\n"
+                "%10s  %-*s %10s %10s %10s %7s %7s %9s %6s\n",
+                spec.mpi_function, "bytes", label_width(), "algorithm", "median", "p10", "p90", "ratio", "/best", "busbw", "wrong");
+  }
+
+  void print_size(const SizeResult& r) const {
+    const std::size_t best = best_mpi(contenders, r);
+    const Stats& mpi = r.outcomes[0].stats;
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      const Outcome& o = r.outcomes[i];
+      if (!o.timed()) {
+        std::printf("%10zu  %-*s failed: %s\n", r.bytes, label_width(), contenders[i].label.c_str(), o.error.c_str());
+        continue;
+      }
+      std::printf("%10zu  %-*s %10.1f %10.1f %10.1f %7.2f %7.2f %9.2f %6lld\n", r.bytes, label_width(),
+                  contenders[i].label.c_str(),
+                  o.stats.median * 1e6, o.stats.p10 * 1e6, o.stats.p90 * 1e6, o.stats.median / mpi.median,
+                  o.stats.median / r.outcomes[best].stats.median, busbw_gbs(r, o), o.wrong);
+    }
+    std::printf("# %s: fastest MPI variant %s (%.1f us)\n", format_bytes(r.bytes).c_str(),
+                contenders[best].label.c_str(), r.outcomes[best].stats.median * 1e6);
+    print_pair_ratios(r);
+  }
+
+  // Ratio of every earlybird algorithm to every MPI variant at one size.
+  void print_pair_ratios(const SizeResult& r) const {
+    std::vector<std::size_t> mpi, eb;
+    for (std::size_t i = 0; i < contenders.size(); ++i)
+      if (r.outcomes[i].timed()) (contenders[i].is_mpi ? mpi : eb).push_back(i);
+    if (mpi.size() < 2 || eb.empty()) return;
+    const int width = label_width();
+    std::printf("# %s: median ratio earlybird / MPI variant\n#   %-*s", format_bytes(r.bytes).c_str(), width, "");
+    for (std::size_t m : mpi) std::printf(" %*s", column_width(m), contenders[m].label.c_str() + 4);
+    for (std::size_t e : eb) {
+      std::printf("\n#   %-*s", width, contenders[e].label.c_str());
+      for (std::size_t m : mpi)
+        std::printf(" %*.2f", column_width(m), r.outcomes[e].stats.median / r.outcomes[m].stats.median);
+    }
+    std::printf("\n");
+  }
+
+  int label_width() const {
+    std::size_t width = 12;
+    for (const auto& c : contenders) width = std::max(width, c.label.size());
+    return static_cast<int>(width);
+  }
+
+  int column_width(std::size_t mpi_index) const {
+    return std::max(6, static_cast<int>(contenders[mpi_index].label.size()) - 4);
+  }
+
+  static const char* csv_header() {
+    return "job,collective,algorithm,ranks,bytes,median_s,mpi_median_s,ratio,wrong,p10_s,p90_s,mpi_p10_s,mpi_p90_s,"
+           "busbw_gbs,iterations,implementation,best_mpi_algorithm,best_mpi_median_s,best_mpi_ratio";
+  }
+
+  void write_csv(Csv& csv, const SizeResult& r) const {
+    const std::size_t best = best_mpi(contenders, r);
+    const Stats& mpi = r.outcomes[0].stats;
+    const Stats& top = r.outcomes[best].stats;
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      const Outcome& o = r.outcomes[i];
+      if (!o.timed()) continue;
+      csv.row(std::string("sweep,") + spec.name + "," + contenders[i].label + "," + std::to_string(ranks) + "," +
+              std::to_string(r.bytes) + "," + fixed(o.stats.median, 9) + "," + fixed(mpi.median, 9) + "," +
+              fixed(o.stats.median / mpi.median, 4) + "," + std::to_string(o.wrong) + "," + fixed(o.stats.p10, 9) +
+              "," + fixed(o.stats.p90, 9) + "," + fixed(mpi.p10, 9) + "," + fixed(mpi.p90, 9) + "," +
+              fixed(busbw_gbs(r, o), 3) + "," + std::to_string(r.iterations) + "," +
+              (contenders[i].is_mpi ? "mpi" : "earlybird") + "," + contenders[best].label + "," +
+              fixed(top.median, 9) + "," + fixed(o.stats.median / top.median, 4));
+    }
+  }
+};
+
+struct Totals {
+  long long wrong = 0;
+  long long earlybird_failures = 0;
+};
+
+void add_to_totals(Totals& totals, const std::vector<Contender>& contenders, const SizeResult& r) {
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
+    totals.wrong += r.outcomes[i].wrong;
+    if (!contenders[i].is_mpi && !r.outcomes[i].timed()) ++totals.earlybird_failures;
+  }
+}
+
 }  // namespace
 
 int run_sweep(Communicator& comm, const Args& args) {
+  const CollectiveSpec& spec = collective_spec(args.get("collective", "allreduce"));
   const auto sizes = args.sizes("sizes", "8:16M");
-  std::vector<std::string> algorithms = args.list("algorithms", "auto");
-  if (args.get("algorithms", "") == "all") {
-    algorithms = {"auto"};
-    for (const auto& a : coll::allreduce_algorithms()) algorithms.emplace_back(a.name);
-  }
   const double budget = std::stod(args.get("budget", "0.3"));
-  const std::size_t segment = args.has("segment") ? parse_bytes(args.get("segment", "0")) : 0;
-  const int p = comm.size();
-  print_run_header("sweep (allreduce, float32, sum)", args, MPI_COMM_WORLD);
-  Csv csv(args.get("csv", ""),
-          "job,algorithm,ranks,bytes,median_s,mpi_median_s,ratio,wrong,p10_s,p90_s,mpi_p10_s,mpi_p90_s,busbw_gbs,iterations",
-          comm.rank());
-  if (comm.rank() == 0)
-    std::printf("# ratio = earlybird median / MPI_Allreduce median (below 1: earlybird faster); times in us\n"
-                "%10s  %-20s %10s %10s %10s %10s %10s %7s %9s %6s\n",
-                "bytes", "algorithm", "eb_med", "eb_p10", "eb_p90", "mpi_med", "mpi_p90", "ratio", "busbw", "wrong");
-  long long total_wrong = 0;
+  CollectiveOptions options;
+  options.segment_bytes = args.has("segment") ? parse_bytes(args.get("segment", "0")) : 0;
+  options.fanout = static_cast<int>(args.get_int("fanout", 0));
+  const int rank = comm.rank(), ranks = comm.size();
+
+  const std::string job = std::string("sweep (") + spec.name + ", " + spec.arguments + ")";
+  print_run_header(job.c_str(), args, MPI_COMM_WORLD);
+
+  std::vector<Contender> contenders = {mpi_contender(spec, kMpiDefault, MPI_COMM_WORLD)};
+  std::unique_ptr<TunedForcing> forcing;
+  OwnedComms forced_comms;
+  if (args.has("mpi-algorithms")) {
+    forcing = std::make_unique<TunedForcing>(spec.tuned_variable);
+    add_forced_mpi(spec, args, *forcing, forced_comms, contenders, rank);
+  }
+  for (const auto& name : earlybird_algorithms(spec, args))
+    contenders.push_back(earlybird_contender(spec, name, comm, options));
+
+  const Report report{spec, contenders, ranks};
+  Csv csv(args.get("csv", ""), Report::csv_header(), rank);
+  if (rank == 0) report.print_header();
+  Totals totals;
   for (std::size_t bytes : sizes) {
     const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(float));
-    for (const auto& name : algorithms) {
-      AllreduceOptions options;
-      options.algorithm = name == "auto" ? "" : name;
-      options.segment_bytes = segment;
-      const Measured m = measure(comm, count, options, budget);
-      total_wrong += m.wrong;
-      const double ratio = m.eb.median / m.mpi.median;
-      const double busbw = 2.0 * (p - 1) / p * static_cast<double>(count * sizeof(float)) / m.eb.median / 1e9;
-      if (comm.rank() == 0)
-        std::printf("%10zu  %-20s %10.1f %10.1f %10.1f %10.1f %10.1f %7.2f %9.2f %6lld\n", count * sizeof(float),
-                    name.c_str(), m.eb.median * 1e6, m.eb.p10 * 1e6, m.eb.p90 * 1e6, m.mpi.median * 1e6,
-                    m.mpi.p90 * 1e6, ratio, busbw, m.wrong);
-      csv.row("sweep," + name + "," + std::to_string(p) + "," + std::to_string(count * sizeof(float)) + "," +
-              fixed(m.eb.median, 9) + "," + fixed(m.mpi.median, 9) + "," + fixed(ratio, 4) + "," +
-              std::to_string(m.wrong) + "," + fixed(m.eb.p10, 9) + "," + fixed(m.eb.p90, 9) + "," +
-              fixed(m.mpi.p10, 9) + "," + fixed(m.mpi.p90, 9) + "," + fixed(busbw, 3) + "," +
-              std::to_string(m.iterations));
-      std::fflush(stdout);
-    }
-    progress(comm.rank(), "sweep " + format_bytes(count * sizeof(float)) + " done");
+    const SizeResult r = measure_size(spec, contenders, count, budget, rank, ranks);
+    add_to_totals(totals, contenders, r);
+    if (rank == 0) report.print_size(r);
+    report.write_csv(csv, r);
+    std::fflush(stdout);
+    progress(rank, std::string("sweep ") + spec.name + " " + format_bytes(r.bytes) + " done");
   }
-  if (comm.rank() == 0) std::printf("# wrong results in total: %lld\n", total_wrong);
-  return total_wrong == 0 ? 0 : 2;
+  if (rank == 0)
+    std::printf("# wrong results in total: %lld; earlybird algorithms that failed: %lld\n", totals.wrong,
+                totals.earlybird_failures);
+  if (totals.wrong) return 2;
+  return totals.earlybird_failures ? 3 : 0;
 }
 
 }  // namespace earlybird::bench

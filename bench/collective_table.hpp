@@ -1,0 +1,63 @@
+// The collectives eb-bench sweeps, one table row each: how to call earlybird,
+// how to call the MPI library's matching collective, and which ranks' output
+// must agree. Every collective is float32 with MPI_SUM where it reduces, and
+// rooted collectives use root 0.
+#pragma once
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/earlybird.hpp>
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace earlybird::bench {
+
+inline constexpr int kRoot = 0;
+
+// One rank's buffers for one collective call of `count` elements per rank
+// (per block for allgather and reduce_scatter).
+struct Buffers {
+  std::size_t count = 0;
+  int rank = 0;
+  std::vector<float> input;      // what this rank contributes (bcast: the root's message)
+  std::vector<float> output;     // written by the call under test
+  std::vector<float> reference;  // the MPI library's result, for checking
+};
+
+struct CollectiveSpec {
+  coll::Collective kind;
+  const char* name;               // "allreduce": the --collective value
+  const char* arguments;          // "float32, sum": what every call reduces or moves
+  const char* mpi_function;       // "MPI_Allreduce"
+  const char* tuned_variable;     // Open MPI's control variable forcing a coll_tuned algorithm
+  bool result_on_root_only;       // reduce: only the root's output is defined
+  bool root_output_holds_message; // bcast: the root's output buffer is the message before the call
+  // nccl-tests' bus bandwidth factor: busbw = factor(P) * bytes_moved / time.
+  double (*bus_factor)(int ranks);
+  Future (*earlybird_call)(Communicator& comm, Buffers& buffers, const CollectiveOptions& options);
+  int (*mpi_call)(Buffers& buffers, MPI_Comm comm);  // returns the MPI error code
+};
+
+// The spec named `name`; throws std::invalid_argument listing the valid names.
+const CollectiveSpec& collective_spec(const std::string& name);
+
+// Buffers of the right lengths for `ranks` ranks, filled with small integers
+// (sums stay exact in float, so every algorithm's result is bit-identical).
+Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_t count);
+
+// Puts the output buffer in its state before a call: a sentinel everywhere
+// (so a call that writes nothing is caught), the message on a bcast root.
+void reset_output(const CollectiveSpec& spec, Buffers& buffers);
+
+// Whether this rank's output is the expected one (true where the rank has no
+// defined result).
+bool output_matches(const CollectiveSpec& spec, const Buffers& buffers);
+
+// The bytes one call moves in nccl-tests' algorithm bandwidth: the larger of
+// the input and output buffers.
+std::size_t moved_bytes(const CollectiveSpec& spec, int ranks, std::size_t count);
+
+}  // namespace earlybird::bench

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Draws eb-bench sweep CSVs: one PNG per collective and P
+(DIR/sweep-<collective>-P<P>.png), latency (median of
+the slowest rank) against message size on log-log axes. One solid line per
+earlybird algorithm, MPI's default choice in black, and each forced Open MPI
+coll_tuned algorithm dashed.
+
+Usage: bench/plot.py SWEEP.csv [MORE.csv ...] [--out DIR]
+Needs matplotlib (Debian: apt-get install python3-matplotlib).
+"""
+import argparse
+import csv
+import os
+import sys
+from collections import defaultdict
+
+MPI_DEFAULT = "mpi:default"
+
+
+def load_rows(paths):
+    rows = []
+    for path in paths:
+        with open(path, newline="") as f:
+            rows.extend(row for row in csv.DictReader(f) if row.get("job", "sweep") == "sweep")
+    return rows
+
+
+def is_mpi(row):
+    return row.get("implementation") == "mpi" or row["algorithm"].startswith("mpi:")
+
+
+def series_by_label(rows):
+    """{label: {bytes: median_s}} for one collective and P. CSVs written before
+    MPI rows existed carry MPI's median only in mpi_median_s."""
+    series = defaultdict(dict)
+    for row in rows:
+        size = int(row["bytes"])
+        series[row["algorithm"]][size] = float(row["median_s"])
+        if not is_mpi(row):
+            series[MPI_DEFAULT].setdefault(size, float(row["mpi_median_s"]))
+    return series
+
+
+def line_styles(plt, labels):
+    """earlybird algorithms solid in strong colours, MPI's default thick black,
+    forced MPI algorithms dashed in a second palette."""
+    strong, muted = plt.get_cmap("tab20").colors, plt.get_cmap("Dark2").colors
+    strong = strong[0::2] + strong[1::2]
+    styles, n_eb, n_mpi = {}, 0, 0
+    for label in labels:
+        if label == MPI_DEFAULT:
+            styles[label] = dict(color="black", linewidth=2.4, marker="s", markersize=4, zorder=3)
+        elif label.startswith("mpi:"):
+            styles[label] = dict(color=muted[n_mpi % len(muted)], linewidth=1.2, linestyle="--", marker="x",
+                                 markersize=4)
+            n_mpi += 1
+        else:
+            styles[label] = dict(color=strong[n_eb % len(strong)], linewidth=1.7, marker="o", markersize=3.5)
+            n_eb += 1
+    return styles
+
+
+def size_label(value, _position=None):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024:
+            return f"{value:g} {unit}"
+        value /= 1024
+    return f"{value:g} TiB"
+
+
+def draw(plt, collective, ranks, rows, out_dir):
+    series = series_by_label(rows)
+    labels = sorted(series, key=lambda l: (l.startswith("mpi:"), l != MPI_DEFAULT, l))
+    styles = line_styles(plt, labels)
+    fig, ax = plt.subplots(figsize=(10, 6.5))
+    for label in labels:
+        sizes = sorted(series[label])
+        ax.plot(sizes, [series[label][s] * 1e6 for s in sizes], label=label, **styles[label])
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(size_label))
+    ax.set_yscale("log")
+    ax.set_xlabel("message size per rank (bytes)")
+    ax.set_ylabel("latency, median of the slowest rank (us)")
+    ax.set_title(f"eb-bench sweep: {collective}, P = {ranks}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    path = os.path.join(out_dir, f"sweep-{collective}-P{ranks}.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def group(rows):
+    groups = defaultdict(list)
+    for row in rows:
+        groups[(row.get("collective", "allreduce"), row["ranks"])].append(row)
+    return groups
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def import_pyplot():
+    """matplotlib.pyplot with a file-only backend. When this interpreter lacks
+    matplotlib but the system's (where Debian installs python3-matplotlib) is
+    another one, rerun under the system's."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        if os.path.exists(SYSTEM_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON):
+            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
+        sys.exit("bench/plot.py needs matplotlib: apt-get install python3-matplotlib (or pip install matplotlib)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv", nargs="+", help="sweep CSV files written by eb-bench sweep --csv")
+    parser.add_argument("--out", help="directory for the PNGs (default: next to the first CSV)")
+    args = parser.parse_args()
+    plt = import_pyplot()
+    rows = load_rows(args.csv)
+    if not rows:
+        sys.exit("no sweep rows in " + ", ".join(args.csv))
+    out_dir = args.out or os.path.dirname(os.path.abspath(args.csv[0]))
+    os.makedirs(out_dir, exist_ok=True)
+    for (collective, ranks), members in sorted(group(rows).items()):
+        print(draw(plt, collective, ranks, members, out_dir))
+
+
+if __name__ == "__main__":
+    main()
