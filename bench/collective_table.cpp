@@ -20,26 +20,28 @@ double rooted_factor(int) { return 1.0; }
 double gather_factor(int p) { return static_cast<double>(p - 1) / p; }
 
 const std::array<CollectiveSpec, 5> kSpecs = {{
-    {coll::Collective::allreduce, "allreduce", "float32, sum", "MPI_Allreduce", "coll_tuned_allreduce_algorithm", false, false,
-     allreduce_factor,
+    {coll::Collective::allreduce, "allreduce", "float32, sum", "MPI_Allreduce", "coll_tuned_allreduce_algorithm", false,
+     false, allreduce_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) {
        return c.allreduce(in_span(b), out_span(b), Op::sum, o);
      },
      [](Buffers& b, MPI_Comm comm) {
        return MPI_Allreduce(b.input.data(), b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, comm);
      }},
-    {coll::Collective::reduce, "reduce", "float32, sum, root 0", "MPI_Reduce", "coll_tuned_reduce_algorithm", true, false, rooted_factor,
+    {coll::Collective::reduce, "reduce", "float32, sum, root 0", "MPI_Reduce", "coll_tuned_reduce_algorithm", true,
+     false, rooted_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) {
        return c.reduce(in_span(b), out_span(b), Op::sum, kRoot, o);
      },
      [](Buffers& b, MPI_Comm comm) {
        return MPI_Reduce(b.input.data(), b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, kRoot, comm);
      }},
-    {coll::Collective::bcast, "bcast", "float32, root 0", "MPI_Bcast", "coll_tuned_bcast_algorithm", false, true, rooted_factor,
+    {coll::Collective::bcast, "bcast", "float32, root 0", "MPI_Bcast", "coll_tuned_bcast_algorithm", false, true,
+     rooted_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) { return c.bcast(out_span(b), kRoot, o); },
      [](Buffers& b, MPI_Comm comm) { return MPI_Bcast(b.output.data(), mpi_count(b), MPI_FLOAT, kRoot, comm); }},
-    {coll::Collective::allgather, "allgather", "float32", "MPI_Allgather", "coll_tuned_allgather_algorithm", false, false,
-     gather_factor,
+    {coll::Collective::allgather, "allgather", "float32", "MPI_Allgather", "coll_tuned_allgather_algorithm", false,
+     false, gather_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) { return c.allgather(in_span(b), out_span(b), o); },
      [](Buffers& b, MPI_Comm comm) {
        return MPI_Allgather(b.input.data(), mpi_count(b), MPI_FLOAT, b.output.data(), mpi_count(b), MPI_FLOAT, comm);

@@ -29,12 +29,12 @@ struct Buffers {
 
 struct CollectiveSpec {
   coll::Collective kind;
-  const char* name;               // "allreduce": the --collective value
-  const char* arguments;          // "float32, sum": what every call reduces or moves
-  const char* mpi_function;       // "MPI_Allreduce"
-  const char* tuned_variable;     // Open MPI's control variable forcing a coll_tuned algorithm
-  bool result_on_root_only;       // reduce: only the root's output is defined
-  bool root_output_holds_message; // bcast: the root's output buffer is the message before the call
+  const char* name;                // "allreduce": the --collective value
+  const char* arguments;           // "float32, sum": what every call reduces or moves
+  const char* mpi_function;        // "MPI_Allreduce"
+  const char* tuned_variable;      // Open MPI's control variable forcing a coll_tuned algorithm
+  bool result_on_root_only;        // reduce: only the root's output is defined
+  bool root_output_holds_message;  // bcast: the root's output buffer is the message before the call
   // nccl-tests' bus bandwidth factor: busbw = factor(P) * bytes_moved / time.
   double (*bus_factor)(int ranks);
   Future (*earlybird_call)(Communicator& comm, Buffers& buffers, const CollectiveOptions& options);

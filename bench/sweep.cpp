@@ -209,10 +209,12 @@ struct Report {
   }
 
   void print_header() const {
-    std::printf("# ratio = median / %s median (default choice, mpi:default); /best = median / the fastest MPI "
-                "variant's; below 1: faster; times in us\n"
-                "%10s  %-*s %10s %10s %10s %7s %7s %9s %6s\n",
-                spec.mpi_function, "bytes", label_width(), "algorithm", "median", "p10", "p90", "ratio", "/best", "busbw", "wrong");
+    std::printf(
+        "# ratio = median / %s median (default choice, mpi:default); /best = median / the fastest MPI "
+        "variant's; below 1: faster; times in us\n"
+        "%10s  %-*s %10s %10s %10s %7s %7s %9s %6s\n",
+        spec.mpi_function, "bytes", label_width(), "algorithm", "median", "p10", "p90", "ratio", "/best", "busbw",
+        "wrong");
   }
 
   void print_size(const SizeResult& r) const {
@@ -225,9 +227,9 @@ struct Report {
         continue;
       }
       std::printf("%10zu  %-*s %10.1f %10.1f %10.1f %7.2f %7.2f %9.2f %6lld\n", r.bytes, label_width(),
-                  contenders[i].label.c_str(),
-                  o.stats.median * 1e6, o.stats.p10 * 1e6, o.stats.p90 * 1e6, o.stats.median / mpi.median,
-                  o.stats.median / r.outcomes[best].stats.median, busbw_gbs(r, o), o.wrong);
+                  contenders[i].label.c_str(), o.stats.median * 1e6, o.stats.p10 * 1e6, o.stats.p90 * 1e6,
+                  o.stats.median / mpi.median, o.stats.median / r.outcomes[best].stats.median, busbw_gbs(r, o),
+                  o.wrong);
     }
     std::printf("# %s: fastest MPI variant %s (%.1f us)\n", format_bytes(r.bytes).c_str(),
                 contenders[best].label.c_str(), r.outcomes[best].stats.median * 1e6);
@@ -278,8 +280,8 @@ struct Report {
               fixed(o.stats.median / mpi.median, 4) + "," + std::to_string(o.wrong) + "," + fixed(o.stats.p10, 9) +
               "," + fixed(o.stats.p90, 9) + "," + fixed(mpi.p10, 9) + "," + fixed(mpi.p90, 9) + "," +
               fixed(busbw_gbs(r, o), 3) + "," + std::to_string(r.iterations) + "," +
-              (contenders[i].is_mpi ? "mpi" : "earlybird") + "," + contenders[best].label + "," +
-              fixed(top.median, 9) + "," + fixed(o.stats.median / top.median, 4));
+              (contenders[i].is_mpi ? "mpi" : "earlybird") + "," + contenders[best].label + "," + fixed(top.median, 9) +
+              "," + fixed(o.stats.median / top.median, 4));
     }
   }
 };
