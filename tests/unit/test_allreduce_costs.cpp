@@ -1,5 +1,6 @@
 // Checks the per-rank puts, elements sent and reduced, rounds and scratch of each allreduce against docs/algorithms.md.
 #include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/collectives/partition.hpp>
 #include <earlybird/collectives/schedule.hpp>
 
@@ -265,6 +266,80 @@ TEST_CASE("rabenseifner, linear and chain, any count: every element is reduced e
         for (const RankStats& r : schedule_stats(s).per_rank) reduced += r.elems_reduced;
         CHECK(reduced == static_cast<std::size_t>(p - 1) * count);
       }
+    }
+  }
+}
+
+namespace {
+
+// The catalogue's reduce + bcast pairs and the reduce and bcast algorithms
+// they chain.
+struct Composition {
+  const char* allreduce;
+  const char* reduce;
+  const char* bcast;
+};
+constexpr Composition kCompositions[] = {
+    {"binomial", "binomial", "binomial"},
+    {"binary_tree", "binary_tree", "binary_tree"},
+    {"reduce_bcast", "binomial", "binomial"},
+    {"chain_reduce_bcast", "chain", "chain"},
+    {"greedy_reduce_bcast", "greedy", "binary_tree"},
+};
+
+Schedule make(Collective collective, const char* name, int p, std::size_t count, std::size_t segment) {
+  const Algorithm* algorithm = find_algorithm(collective, name);
+  REQUIRE(algorithm != nullptr);
+  AlgorithmParams params;
+  params.segment_elems = segment;
+  return algorithm->make(p, count, params, 4);
+}
+
+// Children of rank r in the binomial trees: r + 2^j for 2^j below r's lowest
+// set bit (any 2^j for rank 0), below P.
+std::size_t binomial_children(int r, int p) {
+  std::size_t children = 0;
+  for (int step = 1; (r == 0 || step < (r & -r)) && r + step < p; step *= 2) ++children;
+  return children;
+}
+
+}  // namespace
+
+TEST_CASE("reduce + bcast compositions: each rank does the reduce's work plus the bcast's; rounds add up") {
+  for (const Composition& c : kCompositions) {
+    for (int p = 1; p <= 24; ++p) {
+      for (std::size_t count : {1u, 13u, 100u}) {
+        for (std::size_t segment : {3u, 64u}) {
+          CAPTURE(c.allreduce);
+          CAPTURE(p);
+          CAPTURE(count);
+          CAPTURE(segment);
+          const ScheduleStats both = schedule_stats(make(Collective::allreduce, c.allreduce, p, count, segment));
+          const ScheduleStats reduce = schedule_stats(make(Collective::reduce, c.reduce, p, count, segment));
+          const ScheduleStats bcast = schedule_stats(make(Collective::bcast, c.bcast, p, count, segment));
+          for (int r = 0; r < p; ++r) {
+            const RankStats& a = reduce.per_rank[static_cast<std::size_t>(r)];
+            const RankStats& b = bcast.per_rank[static_cast<std::size_t>(r)];
+            check_rank(both, r, {a.puts + b.puts, a.elems_sent + b.elems_sent, a.elems_reduced + b.elems_reduced});
+          }
+          CHECK(both.rounds == reduce.rounds + bcast.rounds);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("binomial: rank r sends to its parent and each of its c(r) children, reduces c(r) vectors; 2 floor(log2 P) rounds") {
+  for (int p = 1; p <= 40; ++p) {
+    for (std::size_t count : {1u, 7u, 1000u}) {
+      CAPTURE(p);
+      CAPTURE(count);
+      const ScheduleStats stats = schedule_stats(allreduce_binomial(p, count));
+      for (int r = 0; r < p; ++r) {
+        const std::size_t children = binomial_children(r, p), puts = children + (r == 0 ? 0 : 1);
+        check_rank(stats, r, {puts, puts * count, children * count});
+      }
+      CHECK(stats.rounds == 2 * static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(p)) - 1));
     }
   }
 }

@@ -1,4 +1,4 @@
-// Checks the allreduce variants beyond ring and recursive doubling: rank order (ordered mode) where claimed, honest needs_commutative flags, pipelined segments, and P up to 1024.
+// Checks the allreduce variants beyond ring and recursive doubling (linear, chain, recursive doubling halves, Rabenseifner, reduce + bcast compositions): rank order (ordered mode) where claimed, honest needs_commutative flags, pipelined segments, P up to 1024.
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/partition.hpp>
 #include <earlybird/collectives/verify.hpp>
@@ -44,10 +44,13 @@ std::vector<std::size_t> counts_for(int p) {
 }
 
 // Whether the schedule keeps rank order for every P in 1..16 at a count that
-// leaves no chunk empty and splits unevenly.
+// leaves no chunk empty and splits unevenly, in several segments (greedy
+// pipelining reorders only from the second segment on).
 bool keeps_rank_order(const Algorithm& algorithm) {
+  AlgorithmParams params;
+  params.segment_elems = 5;
   for (int p = 1; p <= 16; ++p)
-    if (!verify_ordered(algorithm.make(p, 37, {}, kElemBytes), 1).ok) return false;
+    if (!verify_ordered(algorithm.make(p, 37, params, kElemBytes), 1).ok) return false;
   return true;
 }
 
@@ -74,13 +77,62 @@ TEST_CASE("algorithms for non-commutative operators keep rank order, P = 1..64, 
   }
 }
 
-TEST_CASE("chain with several segments, P = 1..32: rank order and the pipelined DAG") {
-  for (int p = 1; p <= 32; ++p) {
-    for (std::size_t segment : {1u, 3u, 64u}) {
-      const std::size_t count = 100;
+TEST_CASE("pipelined compositions and chain with several segments, P = 1..32") {
+  for (const char* name : {"chain", "binary_tree", "chain_reduce_bcast", "greedy_reduce_bcast"}) {
+    const Algorithm* algorithm = find_allreduce(name);
+    REQUIRE(algorithm != nullptr);
+    for (int p = 1; p <= 32; ++p) {
+      for (std::size_t segment : {1u, 3u, 64u}) {
+        CAPTURE(std::string(name));
+        CAPTURE(p);
+        CAPTURE(segment);
+        AlgorithmParams params;
+        params.segment_elems = segment;
+        const Schedule s = algorithm->make(p, 100, params, kElemBytes);
+        if (algorithm->needs_commutative)
+          check_verified(s);
+        else
+          check_ordered(s, 2);
+      }
+    }
+  }
+}
+
+TEST_CASE("reduce_bcast composes every reduce phase with every bcast phase, P = 1..12") {
+  const ReducePhase reduces[] = {ReducePhase::binomial, ReducePhase::chain, ReducePhase::binary_tree,
+                                 ReducePhase::kary_tree, ReducePhase::greedy};
+  const BcastPhase bcasts[] = {BcastPhase::binomial, BcastPhase::chain, BcastPhase::binary_tree,
+                               BcastPhase::scatter_allgather};
+  AlgorithmParams params;
+  params.segment_elems = 5;
+  params.fanout = 3;
+  for (ReducePhase reduce : reduces) {
+    for (BcastPhase bcast : bcasts) {
+      for (int p = 1; p <= 12; ++p) {
+        CAPTURE(static_cast<int>(reduce));
+        CAPTURE(static_cast<int>(bcast));
+        CAPTURE(p);
+        check_verified(allreduce_reduce_bcast(p, 37, {reduce, bcast}, params));
+      }
+    }
+  }
+}
+
+TEST_CASE("no allreduce reuses scratch: every cross-rank dependency is data arriving, never an acknowledgement") {
+  AlgorithmParams several_segments;
+  several_segments.segment_elems = 5;
+  for (const Algorithm& algorithm : allreduce_algorithms()) {
+    for (int p = 1; p <= 24; ++p) {
+      CAPTURE(algorithm.name);
       CAPTURE(p);
-      CAPTURE(segment);
-      check_ordered(allreduce_chain(p, count, segment), 2);
+      const Schedule s = algorithm.make(p, 37, several_segments, kElemBytes);
+      for (StepId id = 0; id < s.steps().size(); ++id)
+        for (StepId d : s.deps(id)) {
+          const Step& from = s.steps()[d];
+          if (from.owner == s.steps()[id].owner) continue;
+          CHECK(from.kind == StepKind::put);
+          CHECK(from.dst.rank == s.steps()[id].owner);
+        }
     }
   }
 }
@@ -114,7 +166,8 @@ TEST_CASE("rabenseifner: after the reduce-scatter core rank r holds chunk bitrev
 }
 
 TEST_CASE("large P: the variants for P in {1000, 1024}, counts {0, 1, P+1}") {
-  for (const std::string name : {"linear", "chain", "recursive_doubling_halves", "rabenseifner"}) {
+  for (const std::string name : {"linear", "chain", "recursive_doubling_halves", "rabenseifner", "binomial",
+                                 "binary_tree", "chain_reduce_bcast", "greedy_reduce_bcast"}) {
     const Algorithm* algorithm = find_allreduce(name);
     REQUIRE(algorithm != nullptr);
     for (int p : {1000, 1024}) {

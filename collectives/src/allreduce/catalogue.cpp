@@ -10,6 +10,15 @@ namespace {
 
 constexpr std::size_t kSegmentedRingDefaultBytes = 64 * 1024;
 constexpr std::size_t kChainDefaultBytes = 64 * 1024;
+constexpr std::size_t kReduceBcastDefaultBytes = 64 * 1024;  // the pipelined phases' default
+
+// A named reduce + bcast pair; pipelined phases get the catalogue's segment.
+template <ReducePhase reduce, BcastPhase bcast>
+Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+  AlgorithmParams resolved = params;
+  resolved.segment_elems = segment_elems(params, kReduceBcastDefaultBytes, elem);
+  return allreduce_reduce_bcast(p, n, {reduce, bcast}, resolved);
+}
 
 const std::array kAllreduce{
     Algorithm{"ring", true, false, 0,
@@ -41,6 +50,19 @@ const std::array kAllreduce{
                        [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
                          return allreduce_chain(p, n, segment_elems(params, kChainDefaultBytes, elem));
                        }},
+    Algorithm{"binomial", false, false, 0,
+                       [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
+                         return allreduce_binomial(p, n);
+                       }},
+    Algorithm{"binary_tree", false, true, kReduceBcastDefaultBytes,
+                       [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                         return allreduce_binary_tree(p, n, segment_elems(params, kReduceBcastDefaultBytes, elem));
+                       }},
+    Algorithm{"reduce_bcast", false, false, 0, reduce_then_bcast<ReducePhase::binomial, BcastPhase::binomial>},
+    Algorithm{"chain_reduce_bcast", false, true, kReduceBcastDefaultBytes,
+                       reduce_then_bcast<ReducePhase::chain, BcastPhase::chain>},
+    Algorithm{"greedy_reduce_bcast", true, true, kReduceBcastDefaultBytes,
+                       reduce_then_bcast<ReducePhase::greedy, BcastPhase::binary_tree>},
 };
 
 }  // namespace

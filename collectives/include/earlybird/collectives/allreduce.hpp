@@ -7,6 +7,7 @@
 #include <earlybird/collectives/schedule.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -20,6 +21,20 @@ Schedule allreduce_rabenseifner(int ranks, std::size_t count);
 Schedule allreduce_linear(int ranks, std::size_t count);
 // segment_elems = 0: one segment.
 Schedule allreduce_chain(int ranks, std::size_t count, std::size_t segment_elems);
+
+// Allreduce as a reduce to rank 0 followed by a broadcast of the result, each
+// phase one of the reduce or bcast generators' (reduce_bcast.cpp).
+enum class ReducePhase : std::uint8_t { binomial, chain, binary_tree, kary_tree, greedy };
+enum class BcastPhase : std::uint8_t { binomial, chain, binary_tree, scatter_allgather };
+struct ReduceBcast {
+  ReducePhase reduce = ReducePhase::binomial;
+  BcastPhase bcast = BcastPhase::binomial;
+};
+// params.segment_elems: the pipelined phases' segment (0: one segment);
+// params.fanout: the k-ary tree's k (>= 1; its reduce phase throws otherwise).
+Schedule allreduce_reduce_bcast(int ranks, std::size_t count, ReduceBcast phases, const AlgorithmParams& params);
+Schedule allreduce_binomial(int ranks, std::size_t count);
+Schedule allreduce_binary_tree(int ranks, std::size_t count, std::size_t segment_elems);
 
 // The catalogue's allreduce table (catalogue.hpp has the general form).
 inline std::span<const Algorithm> allreduce_algorithms() { return algorithms(Collective::allreduce); }
