@@ -206,6 +206,7 @@ TEST_CASE("pipelined time: chain (P-1) + 2(q-1), binomial ceil(log2 P) q, trees 
         std::size_t period = children[0];
         for (std::size_t r = 1; r < n; ++r) period = std::max(period, children[r] + 1);
         const std::size_t first = unidirectional_time(reduce_kary_tree(p, unit, k, unit), unit);
+        CHECK(first <= static_cast<std::size_t>(k) * kary_depth(p, k));
         CHECK(unidirectional_time(reduce_kary_tree(p, count, k, unit), unit) == first + period * (q - 1));
       }
     }

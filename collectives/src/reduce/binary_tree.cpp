@@ -3,8 +3,9 @@
 // right child's, and sends the result to its parent, segment by segment.
 //
 // Cost (Hockney, q = ceil(m / ms) segments, depth d = ceil(log2(P+1)) - 1):
-// unidirectional model ≈ (2d + 3(q-1))(alpha + beta ms + gamma ms): an inner
-// node receives two segments and sends one per segment.
+// unidirectional model (T1 + 3(q-1))(alpha + beta ms + gamma ms) for P >= 6
+// (period 2 for P = 3..5): an inner node's port takes two segments in and one
+// out per segment; T1 <= 2d is the time of one segment.
 //   per rank r != 0: q puts, `count` elements sent; rank r reduces
 //   children(r) * count elements (children: 0, 1 or 2); rounds d.
 //

@@ -3,9 +3,10 @@
 // and sends the result to its parent.
 //
 // Cost (Hockney, q = ceil(m / ms) segments, depth d = the least d with
-// 1 + k + ... + k^d >= P): unidirectional model ≈ (k d + (k+1)(q-1))(alpha +
-// beta ms + gamma ms): a full inner node receives k segments and sends one per
-// segment. Larger k: fewer levels, a slower pipeline.
+// 1 + k + ... + k^d >= P): unidirectional model (T1 + (k+1)(q-1))(alpha +
+// beta ms + gamma ms) once a non-root node has k children: its port takes k
+// segments in and one out per segment; T1 <= k d is the time of one segment.
+// Larger k: fewer levels, a slower pipeline.
 //   per rank r != 0: q puts, `count` elements sent; rank r reduces
 //   children(r) * count elements (children <= k); rounds d.
 //
