@@ -5,9 +5,12 @@
 #include <ctime>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include <unistd.h>
+
+extern char** environ;
 
 namespace earlybird::bench {
 
@@ -129,6 +132,18 @@ NodeShape node_shape(MPI_Comm comm) {
   MPI_Allreduce(&leader, &shape.nodes, 1, MPI_INT, MPI_SUM, comm);
   return shape;
 }
+
+// The environment variables that change what is measured: earlybird's own and
+// Open MPI's transport and collective settings ("NAME=value ...").
+std::string measured_settings() {
+  const char* prefixes[] = {"EARLYBIRD_", "OMPI_MCA_coll_", "OMPI_MCA_osc_", "OMPI_MCA_btl", "OMPI_MCA_pml",
+                            "OMPI_MCA_mpi_yield_when_idle"};
+  std::string out;
+  for (char** entry = environ; *entry; ++entry)
+    for (const char* prefix : prefixes)
+      if (std::string_view(*entry).starts_with(prefix)) out += (out.empty() ? "" : " ") + std::string(*entry);
+  return out.empty() ? "(defaults)" : out;
+}
 }  // namespace
 
 void print_run_header(const char* job, const Args& args, MPI_Comm comm) {
@@ -154,7 +169,8 @@ void print_run_header(const char* job, const Args& args, MPI_Comm comm) {
               std::thread::hardware_concurrency(), lib.c_str());
   std::printf("# P = %d, nodes = %d, ranks per node = %d, oversubscribed = %s\n", size, nodes, per_node,
               over ? "yes" : "no");
-  std::printf("# date: %s\n# command: %s\n", date, args.command_line().c_str());
+  std::printf("# date: %s\n# command: %s\n# settings: %s\n", date, args.command_line().c_str(),
+              measured_settings().c_str());
 }
 
 Csv::Csv(const std::string& path, const std::string& header, int rank) {
