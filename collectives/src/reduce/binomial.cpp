@@ -5,7 +5,10 @@
 // Cost (Hockney, m bytes per rank): ceil(log2 P)(alpha + beta m + gamma m).
 //   per rank r != 0: 1 put of `count` elements; rank r reduces
 //   children(r) * count elements, children(r) = #{j : 2^j < lowbit(r),
-//   r + 2^j < P} (rank 0: ceil(log2 P)); rounds ceil(log2 P).
+//   r + 2^j < P} (rank 0: ceil(log2 P)). The root receives ceil(log2 P)
+//   vectors one after another (single port); the dependency depth that
+//   schedule_stats reports as rounds is floor(log2 P) (P = 5: 4 -> 0 runs
+//   beside 1 -> 0 and 3 -> 2).
 // Best when alpha dominates (small vectors); the root receives log2 P whole
 // vectors, so pipelined trees win for large ones.
 //
