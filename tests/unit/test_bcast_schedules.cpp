@@ -140,13 +140,13 @@ TEST_CASE("pipelined chain and binary tree with several segments, P = 1..64") {
   }
 }
 
-TEST_CASE("the catalogue's pipelined algorithms honour segment_elems and default to 64 KiB") {
+TEST_CASE("the catalogue's pipelined algorithms honour segment_elems and default to 512 KiB") {
   for (const char* name : {"chain", "binary_tree"}) {
     const Algorithm* algorithm = find_bcast(name);
     REQUIRE(algorithm != nullptr);
     CHECK(algorithm->pipelined);
-    CHECK(algorithm->default_segment_bytes == 64 * 1024);
-    const std::size_t count = 3 * 16384 + 5;  // 4-byte elements: four default segments
+    CHECK(algorithm->default_segment_bytes == 512 * 1024);
+    const std::size_t count = 3 * 131072 + 5;  // 4-byte elements: four default segments
     const ScheduleStats by_default = schedule_stats(algorithm->make(4, count, {}, kElemBytes));
     CHECK(by_default.per_rank[0].puts == 4 * (std::string_view(name) == "chain" ? 1 : 2));
     const ScheduleStats small = schedule_stats(algorithm->make(4, 100, {10, 0}, kElemBytes));

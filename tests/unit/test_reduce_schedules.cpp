@@ -82,12 +82,12 @@ TEST_CASE("catalogue: the five reduce algorithms with their properties") {
     REQUIRE_MESSAGE(a != nullptr, name);
     CHECK(a->needs_commutative == (std::string(name) == "greedy"));
     CHECK(a->pipelined == (std::string(name) != "binomial"));
-    CHECK(a->default_segment_bytes == (a->pipelined ? 64u * 1024 : 0u));
+    CHECK(a->default_segment_bytes == (a->pipelined ? 512u * 1024 : 0u));
   }
   CHECK(find_reduce("ring") == nullptr);
-  // The catalogue's defaults: 64 KiB segments, fan-out 4.
-  const Schedule kary = find_reduce("kary_tree")->make(6, 3 * 16384, {}, kElemBytes);
-  CHECK(kary.steps().size() == reduce_kary_tree(6, 3 * 16384, 4, 16384).steps().size());
+  // The catalogue's defaults: 512 KiB segments, fan-out 4.
+  const Schedule kary = find_reduce("kary_tree")->make(6, 3 * 131072, {}, kElemBytes);
+  CHECK(kary.steps().size() == reduce_kary_tree(6, 3 * 131072, 4, 131072).steps().size());
   CHECK(schedule_stats(kary).per_rank[1].puts == 3);
 }
 

@@ -8,9 +8,9 @@
 namespace earlybird::coll {
 namespace {
 
-constexpr std::size_t kSegmentedRingDefaultBytes = 64 * 1024;
-constexpr std::size_t kChainDefaultBytes = 64 * 1024;
-constexpr std::size_t kReduceBcastDefaultBytes = 64 * 1024;  // the pipelined phases' default
+constexpr std::size_t kSegmentedRingDefaultBytes = 128 * 1024;  // docs/benchmarks.md, segment sweep
+constexpr std::size_t kChainDefaultBytes = 128 * 1024;
+constexpr std::size_t kReduceBcastDefaultBytes = 512 * 1024;  // the reduce and bcast phases' default
 
 // A named reduce + bcast pair; pipelined phases get the catalogue's segment.
 template <ReducePhase reduce, BcastPhase bcast>

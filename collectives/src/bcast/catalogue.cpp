@@ -6,7 +6,7 @@
 namespace earlybird::coll {
 namespace {
 
-constexpr std::size_t kPipelinedDefaultBytes = 64 * 1024;
+constexpr std::size_t kPipelinedDefaultBytes = 512 * 1024;  // as the reduce trees (not swept separately)
 
 const std::array kBcast{
     Algorithm{"binomial", false, false, 0,

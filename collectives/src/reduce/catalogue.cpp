@@ -7,7 +7,7 @@
 namespace earlybird::coll {
 namespace {
 
-constexpr std::size_t kPipelineDefaultBytes = 64 * 1024;
+constexpr std::size_t kPipelineDefaultBytes = 512 * 1024;  // docs/benchmarks.md, segment sweep
 constexpr int kDefaultFanout = 4;
 
 std::size_t pipeline_segment(const AlgorithmParams& params, std::size_t elem_bytes) {

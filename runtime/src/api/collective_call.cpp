@@ -20,17 +20,19 @@ std::string first_suitable(Collective collective, std::initializer_list<const ch
 }
 
 // Defaults until the cost model lands, from the sweeps in docs/benchmarks.md
-// (P = 2 and 4 on a 2-core machine): few rounds for small vectors, bandwidth-
-// optimal algorithms for large ones.
+// (P = 2 and 4 on a 2-core machine, 2026-11-22): few rounds for small vectors,
+// bandwidth-optimal algorithms for large ones.
 std::string default_algorithm(const CollectiveCall& call, int ranks) {
-  const bool small = call.count * size_of(call.type) <= 8 * 1024;
+  const std::size_t bytes = call.count * size_of(call.type);
+  const bool small = bytes <= 32 * 1024;
   const bool commutative = !call.reduces() || call.op.commutative();
   switch (call.collective) {
     case Collective::allreduce:
-      if (!commutative) return first_suitable(call.collective, {small ? "binomial" : "chain", "linear"}, false);
-      return first_suitable(call.collective, {ranks > 2 && small ? "recursive_doubling" : "ring"}, true);
-    case Collective::reduce: return first_suitable(call.collective, {small ? "binomial" : "chain"}, commutative);
-    case Collective::bcast: return first_suitable(call.collective, {small ? "binomial" : "scatter_allgather"}, true);
+      if (ranks <= 2) return first_suitable(call.collective, {small ? "recursive_doubling" : "ring", "rabenseifner"}, commutative);
+      if (small) return first_suitable(call.collective, {"recursive_doubling", "binomial"}, commutative);
+      return first_suitable(call.collective, {bytes <= 4 * 1024 * 1024 ? "rabenseifner" : "ring", "rabenseifner"}, commutative);
+    case Collective::reduce: return first_suitable(call.collective, {small ? "binary_tree" : "chain"}, commutative);
+    case Collective::bcast: return first_suitable(call.collective, {"binary_tree"}, true);
     case Collective::allgather: return first_suitable(call.collective, {small ? "recursive_doubling" : "ring"}, true);
     case Collective::reduce_scatter:
       return first_suitable(call.collective, {small ? "recursive_halving" : "ring"}, commutative);
