@@ -4,6 +4,8 @@
 #include <earlybird/collectives/reduce_scatter.hpp>
 #include <earlybird/collectives/verify.hpp>
 
+#include "unit_support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <vector>
 
 using namespace earlybird::coll;
+using namespace earlybird::coll::test;
 
 namespace {
 
@@ -25,30 +28,7 @@ std::vector<std::size_t> counts_for(int p) {
   return counts;
 }
 
-void check_verified(const Schedule& s, std::uint64_t seeds) {
-  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
-    const VerifyReport report = verify(s, Collective::reduce_scatter, {seed});
-    CHECK_MESSAGE(report.ok, report.error);
-    CHECK(report.steps_run == s.steps().size());
-  }
-}
-
-// Every cross-rank dependency carries data (a put into scratch that the
-// dependent step reads): no acknowledgement (write-after-read) flags.
-// Returns the first dependency that is not, or an empty string.
-std::string first_acknowledgement(const Schedule& s) {
-  const auto steps = s.steps();
-  for (StepId id = 0; id < steps.size(); ++id)
-    for (StepId d : s.deps(id)) {
-      const Step& from = steps[d];
-      const Step& to = steps[id];
-      if (from.owner == to.owner) continue;
-      const bool carries_data = from.kind == StepKind::put && to.src.buffer == Buffer::scratch &&
-                                from.dst.rank == to.src.rank && from.dst.range.overlaps(to.src.range);
-      if (!carries_data) return to_string(to) + " waits on " + to_string(from);
-    }
-  return {};
-}
+void check_verified(const Schedule& s, std::uint64_t seeds) { check_verified_as(s, Collective::reduce_scatter, seeds); }
 
 struct Expected {
   std::size_t puts = 0, elems_sent = 0, elems_reduced = 0;

@@ -2,6 +2,8 @@
 // hand-written schedules used by several test files.
 #pragma once
 
+#include <earlybird/collectives/verify.hpp>
+
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/schedule.hpp>
 
@@ -54,6 +56,33 @@ inline ScratchReuse scratch_reuse_schedule(Hazards hazards = Hazards::all) {
 
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// Verifies `s` as `collective` under seeds 1..seeds; every run must pass and
+// run every step.
+inline void check_verified_as(const Schedule& s, Collective collective, std::uint64_t seeds) {
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const VerifyReport report = verify(s, collective, {seed});
+    CHECK_MESSAGE(report.ok, report.error);
+    CHECK(report.steps_run == s.steps().size());
+  }
+}
+
+// Every cross-rank dependency carries data (a put into scratch that the
+// dependent step reads): no acknowledgement (write-after-read) flags.
+// Returns the first dependency that is not, or an empty string.
+inline std::string first_acknowledgement(const Schedule& s) {
+  const auto steps = s.steps();
+  for (StepId id = 0; id < steps.size(); ++id)
+    for (StepId d : s.deps(id)) {
+      const Step& from = steps[d];
+      const Step& to = steps[id];
+      if (from.owner == to.owner) continue;
+      const bool carries_data = from.kind == StepKind::put && to.src.buffer == Buffer::scratch &&
+                                from.dst.rank == to.src.rank && from.dst.range.overlaps(to.src.range);
+      if (!carries_data) return to_string(to) + " waits on " + to_string(from);
+    }
+  return {};
 }
 
 }  // namespace earlybird::coll::test
