@@ -78,7 +78,16 @@ class Communicator {
   Future allgather(std::span<T> in, std::span<T> out, const CollectiveOptions& options = {}) {
     return allgather(std::span<const T>(in), out, options);
   }
+  // In place (MPI_IN_PLACE): `inout` (P x n) holds this rank's input in its
+  // own block r and receives every rank's block.
+  template <class T>
+  Future allgather(std::span<T> inout, const CollectiveOptions& options = {}) {
+    if (inout.size() % static_cast<std::size_t>(size()) != 0)
+      length_mismatch("allgather in place (length must be a multiple of P)", inout.size() / static_cast<std::size_t>(size()) * static_cast<std::size_t>(size()), inout.size());
+    return allgather_in_place(inout.data(), inout.size() / static_cast<std::size_t>(size()), datatype_of<T>(), options);
+  }
   Future allgather(const void* in, void* out, std::size_t count, Datatype type, const CollectiveOptions& options = {});
+  Future allgather_in_place(void* inout, std::size_t count, Datatype type, const CollectiveOptions& options = {});
 
   // --- reduce_scatter (block): in (P x n); rank r's out (n) = the reduction of
   // every rank's block r.
@@ -92,8 +101,18 @@ class Communicator {
   Future reduce_scatter(std::span<T> in, std::span<T> out, ReduceOp op, const CollectiveOptions& options = {}) {
     return reduce_scatter(std::span<const T>(in), out, std::move(op), options);
   }
+  // In place (MPI_IN_PLACE): `inout` (P x n) is this rank's input; the
+  // result (n) lands in its first n elements.
+  template <class T>
+  Future reduce_scatter(std::span<T> inout, ReduceOp op, const CollectiveOptions& options = {}) {
+    if (inout.size() % static_cast<std::size_t>(size()) != 0)
+      length_mismatch("reduce_scatter in place (length must be a multiple of P)", inout.size() / static_cast<std::size_t>(size()) * static_cast<std::size_t>(size()), inout.size());
+    return reduce_scatter_in_place(inout.data(), inout.size() / static_cast<std::size_t>(size()), datatype_of<T>(), std::move(op), options);
+  }
   Future reduce_scatter(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
                         const CollectiveOptions& options = {});
+  Future reduce_scatter_in_place(void* inout, std::size_t count, Datatype type, ReduceOp op,
+                                 const CollectiveOptions& options = {});
 
   // A new communicator over the ranks that pass the same `color`, ordered by
   // `key` (MPI_Comm_split semantics). Collective over this communicator.

@@ -7,8 +7,11 @@
 #include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/types.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace earlybird::detail {
 
@@ -21,6 +24,9 @@ struct CollectiveCall {
   ReduceOp op = Op::sum;
   int root = 0;
   CollectiveOptions options;
+  // In-place allgather and reduce-scatter read their input from a private
+  // copy (MPI_IN_PLACE semantics); it lives as long as the operations.
+  std::shared_ptr<const std::vector<std::byte>> owned_input;
 
   bool reduces() const {
     return collective == coll::Collective::allreduce || collective == coll::Collective::reduce ||

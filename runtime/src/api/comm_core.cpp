@@ -128,7 +128,8 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
     const auto offset = static_cast<std::ptrdiff_t>(begin * elem);
     const auto* in = static_cast<const std::byte*>(call.input);
     auto* out = static_cast<std::byte*>(call.output);
-    const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op};
+    const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
+                                   call.owned_input};
     auto operation = std::make_shared<Operation>(plan_for(key), ctx, buffers, signature, timeout, description);
     items.push_back({std::move(operation), future, b + 1 == batches, all_started});
   }

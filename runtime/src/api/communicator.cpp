@@ -25,30 +25,54 @@ int Communicator::size() const { return core_->size(); }
 
 Future Communicator::allreduce(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
                                const CollectiveOptions& options) {
-  return run(core_, {Collective::allreduce, in, out, count, type, std::move(op), 0, options});
+  return run(core_, {Collective::allreduce, in, out, count, type, std::move(op), 0, options, nullptr});
 }
 
 Future Communicator::reduce(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op, int root,
                             const CollectiveOptions& options) {
   // Only the root's output exists; other ranks' `out` is ignored.
   void* output = core_ && rank() == root ? out : nullptr;
-  return run(core_, {Collective::reduce, in, output, count, type, std::move(op), root, options});
+  return run(core_, {Collective::reduce, in, output, count, type, std::move(op), root, options, nullptr});
 }
 
 Future Communicator::bcast(void* buffer, std::size_t count, Datatype type, int root, const CollectiveOptions& options) {
   // The root's buffer is both source and (in place) destination.
   const void* input = core_ && rank() == root ? buffer : nullptr;
-  return run(core_, {Collective::bcast, input, buffer, count, type, Op::sum, root, options});
+  return run(core_, {Collective::bcast, input, buffer, count, type, Op::sum, root, options, nullptr});
 }
 
 Future Communicator::allgather(const void* in, void* out, std::size_t count, Datatype type,
                                const CollectiveOptions& options) {
-  return run(core_, {Collective::allgather, in, out, count, type, Op::sum, 0, options});
+  return run(core_, {Collective::allgather, in, out, count, type, Op::sum, 0, options, nullptr});
 }
 
 Future Communicator::reduce_scatter(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
                                     const CollectiveOptions& options) {
-  return run(core_, {Collective::reduce_scatter, in, out, count, type, std::move(op), 0, options});
+  return run(core_, {Collective::reduce_scatter, in, out, count, type, std::move(op), 0, options, nullptr});
+}
+
+namespace {
+
+// A private copy of `bytes` bytes at `from`: the input of an in-place call.
+std::shared_ptr<const std::vector<std::byte>> private_copy(const void* from, std::size_t bytes) {
+  const auto* begin = static_cast<const std::byte*>(from);
+  return std::make_shared<const std::vector<std::byte>>(begin, begin + bytes);
+}
+
+}  // namespace
+
+Future Communicator::allgather_in_place(void* inout, std::size_t count, Datatype type, const CollectiveOptions& options) {
+  if (!core_) return run(core_, {Collective::allgather, nullptr, inout, count, type, Op::sum, 0, options, nullptr});
+  const std::size_t block = count * size_of(type);
+  auto input = private_copy(static_cast<const std::byte*>(inout) + static_cast<std::size_t>(rank()) * block, block);
+  return run(core_, {Collective::allgather, input->data(), inout, count, type, Op::sum, 0, options, input});
+}
+
+Future Communicator::reduce_scatter_in_place(void* inout, std::size_t count, Datatype type, ReduceOp op,
+                                             const CollectiveOptions& options) {
+  if (!core_) return run(core_, {Collective::reduce_scatter, nullptr, inout, count, type, std::move(op), 0, options, nullptr});
+  auto input = private_copy(inout, count * size_of(type) * static_cast<std::size_t>(size()));
+  return run(core_, {Collective::reduce_scatter, input->data(), inout, count, type, std::move(op), 0, options, input});
 }
 
 Communicator Communicator::split(int color, int key) const {

@@ -42,6 +42,7 @@ struct OperationBuffers {
   std::byte* output = nullptr;
   Datatype type = Datatype::int32;
   ReduceOp op = Op::sum;
+  std::shared_ptr<const void> keep_alive;  // memory `input` may point into
 };
 
 class Operation : public std::enable_shared_from_this<Operation> {
