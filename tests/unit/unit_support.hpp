@@ -3,6 +3,9 @@
 #pragma once
 
 #include <earlybird/collectives/verify.hpp>
+#include <vector>
+#include <algorithm>
+#include <earlybird/collectives/catalogue.hpp>
 
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/schedule.hpp>
@@ -83,6 +86,38 @@ inline std::string first_acknowledgement(const Schedule& s) {
       if (!carries_data) return to_string(to) + " waits on " + to_string(from);
     }
   return {};
+}
+
+// Block counts the blockwise collectives sweep: {0, 1, P-1, P, P+1, 1000}.
+inline std::vector<std::size_t> block_counts(int p) {
+  const auto n = static_cast<std::size_t>(p);
+  std::vector<std::size_t> counts{0, 1, n - 1, n, n + 1, 1000};
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+// The sweep every blockwise catalogue passes (allgather, reduce_scatter):
+// P = 1..64 x block_counts x 3 seeds with the right shape and no
+// acknowledgement flags, blocks of 10007 for a few P, and P up to 1000.
+inline void check_blockwise_catalogue(Collective collective) {
+  constexpr std::size_t kElem = 4;
+  for (const Algorithm& algorithm : algorithms(collective)) {
+    CAPTURE(algorithm.name);
+    CHECK_FALSE(algorithm.pipelined);
+    for (int p = 1; p <= 64; ++p)
+      for (std::size_t count : block_counts(p)) {
+        CAPTURE(p);
+        CAPTURE(count);
+        const Schedule s = algorithm.make(p, count, {}, kElem);
+        CHECK(s.shape() == shape_of(collective, p, count));
+        check_verified_as(s, collective, 3);
+        CHECK(first_acknowledgement(s) == "");
+      }
+    for (int p : {2, 3, 5, 8, 13}) check_verified_as(algorithm.make(p, 10007, {}, kElem), collective, 2);
+    for (int p : {100, 127, 128, 1000})
+      for (std::size_t count : {0u, 1u, 3u}) check_verified_as(algorithm.make(p, count, {}, kElem), collective, 1);
+  }
 }
 
 }  // namespace earlybird::coll::test
