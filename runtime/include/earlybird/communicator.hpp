@@ -118,8 +118,6 @@ class Communicator {
   // `key` (MPI_Comm_split semantics). Collective over this communicator.
   Communicator split(int color, int key) const;
 
-  detail::CommCore& core() const { return *core_; }
-
  private:
   [[noreturn]] void length_mismatch(const char* what, std::size_t expected, std::size_t got) const;
   std::shared_ptr<detail::CommCore> core_;
