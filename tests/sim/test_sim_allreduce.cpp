@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "../common/oracle.hpp"
+#include "sim_support.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/sim.hpp>
@@ -15,27 +16,11 @@
 
 using namespace earlybird;
 using earlybird::testing::count_wrong;
+using earlybird::testing::Failures;
+using earlybird::testing::wait_bounded;
 using earlybird::testing::make_input;
 
 namespace {
-
-constexpr auto kWatchdog = std::chrono::seconds(60);
-
-// Failures seen by rank threads, checked on the main thread (doctest's
-// assertions are not thread-safe).
-struct Failures {
-  std::mutex mutex;
-  std::vector<std::string> list;
-  void add(std::string what) {
-    std::lock_guard lock(mutex);
-    list.push_back(std::move(what));
-  }
-};
-
-void wait_bounded(const Future& f, int rank, const std::string& what) {
-  if (!f.wait_for(kWatchdog))
-    throw std::runtime_error("watchdog: rank " + std::to_string(rank) + " still waiting on " + what);
-}
 
 template <class T>
 void check_allreduce(SimWorld& world, const std::string& algorithm, std::size_t count, Op op, bool in_place,
@@ -83,7 +68,7 @@ TEST_CASE("every algorithm gives the exact result for P = 1..8 and every count c
     SimWorld world(p);
     Failures failures;
     check_all_cases(world, failures);
-    for (const auto& f : failures.list) FAIL_CHECK(f);
+    failures.report();
   }
 }
 
@@ -105,7 +90,7 @@ TEST_CASE("every type and operator, ring and recursive doubling, P = 3") {
         check_allreduce<double>(world, algorithm, 257, op, true, failures);
       }
     }
-  for (const auto& f : failures.list) FAIL_CHECK(f);
+  failures.report();
 }
 
 TEST_CASE("many collectives in flight on one communicator complete in submission order") {
@@ -129,7 +114,7 @@ TEST_CASE("many collectives in flight on one communicator complete in submission
           failures.add("rank " + std::to_string(rank) + " collective " + std::to_string(k) + " wrong");
       }
     });
-    for (const auto& f : failures.list) FAIL_CHECK(f);
+    failures.report();
   }
 }
 
@@ -140,7 +125,7 @@ TEST_CASE("vectors larger than the window run in batches") {
   Failures failures;
   for (const auto& algorithm : coll::allreduce_algorithms())
     check_allreduce<double>(world, std::string(algorithm.name), 100003, Op::sum, false, failures);
-  for (const auto& f : failures.list) FAIL_CHECK(f);
+  failures.report();
 }
 
 TEST_CASE("large reductions split across TBB workers stay exact") {
@@ -151,7 +136,7 @@ TEST_CASE("large reductions split across TBB workers stay exact") {
   Failures failures;
   check_allreduce<float>(world, "ring", 1u << 20, Op::sum, false, failures);
   check_allreduce<std::int32_t>(world, "recursive_doubling", 1u << 20, Op::sum, true, failures);
-  for (const auto& f : failures.list) FAIL_CHECK(f);
+  failures.report();
 }
 
 TEST_CASE("bad arguments fail the future with the collective, rank and cause") {
@@ -203,7 +188,7 @@ TEST_CASE("mismatched counts are reported, not silently reduced") {
       errors[static_cast<std::size_t>(rank)] = e.what();
     }
   });
-  for (const auto& f : failures.list) FAIL_CHECK(f);
+  failures.report();
   bool named_mismatch = false;
   for (const auto& e : errors) named_mismatch |= e.find("different collective") != std::string::npos;
   CHECK(named_mismatch);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "../common/oracle.hpp"
+#include "sim_support.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/sim.hpp>
@@ -16,29 +17,12 @@
 using namespace earlybird;
 using coll::Collective;
 using earlybird::testing::count_wrong;
+using earlybird::testing::Failures;
+using earlybird::testing::wait_bounded;
 using earlybird::testing::expected_value;
 using earlybird::testing::make_input;
 
 namespace {
-
-constexpr auto kWatchdog = std::chrono::seconds(60);
-
-struct Failures {
-  std::mutex mutex;
-  std::vector<std::string> list;
-  void add(std::string what) {
-    std::lock_guard lock(mutex);
-    list.push_back(std::move(what));
-  }
-  void report() {
-    for (const auto& f : list) FAIL_CHECK(f);
-    CHECK(list.empty());
-  }
-};
-
-void wait_bounded(const Future& f, int rank, const std::string& what) {
-  if (!f.wait_for(kWatchdog)) throw std::runtime_error("watchdog: rank " + std::to_string(rank) + " stuck in " + what);
-}
 
 CollectiveOptions named(std::string_view algorithm) {
   CollectiveOptions o;
