@@ -8,6 +8,7 @@
 #include <earlybird/types.hpp>
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 
@@ -113,6 +114,21 @@ class Communicator {
                         const CollectiveOptions& options = {});
   Future reduce_scatter_in_place(void* inout, std::size_t count, Datatype type, ReduceOp op,
                                  const CollectiveOptions& options = {});
+
+  // --- arrival-pattern monitoring. Compute code reports its progress so that
+  // arrival-ordered allreduce algorithms (sorted_linear_tree,
+  // pre_reduced_ring, auto_pap) know when each rank will arrive:
+  // phase_begin() when a compute phase starts, edge(f) when a fraction f
+  // (0 < f <= 1) of it is done, phase_end() when it ends. At edge() the rank's
+  // arrival estimate, begin + elapsed / f, is published to every rank, and the
+  // connections of the coming collective are warmed up. Optional: without
+  // estimates those algorithms fall back to rank order on every rank.
+  void phase_begin();
+  void edge(double fraction);
+  void phase_end();
+  // The most recent straggler report on this communicator (see
+  // CollectiveOptions::straggler_after); empty if no call waited that long.
+  std::optional<StragglerReport> straggler_report() const;
 
   // A new communicator over the ranks that pass the same `color`, ordered by
   // `key` (MPI_Comm_split semantics). Collective over this communicator.

@@ -7,6 +7,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 #include <type_traits>
 
 namespace earlybird {
@@ -96,6 +97,18 @@ struct CollectiveOptions {
   int fanout = 0;
   // Watchdog for this call; zero: the communicator's default.
   std::chrono::milliseconds timeout{0};
+  // Straggler report: a call still waiting this long after it started records
+  // which ranks have not arrived (Communicator::straggler_report) and, with
+  // EARLYBIRD_VERBOSE=1, logs it. Zero: EARLYBIRD_STRAGGLER_MS, else off.
+  std::chrono::milliseconds straggler_after{0};
+};
+
+// Which ranks a collective was waiting for (Communicator::straggler_report).
+struct StragglerReport {
+  std::string collective;        // the call, as error messages describe it
+  std::uint64_t sequence = 0;    // its sequence number on the communicator
+  std::chrono::milliseconds waited{0};
+  std::vector<int> not_arrived;  // ranks that had not yet called it, ascending
 };
 using AllreduceOptions = CollectiveOptions;
 

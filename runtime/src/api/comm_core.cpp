@@ -217,6 +217,11 @@ std::shared_ptr<CommCore> CommCore::split(int color, int key) {
   return std::make_shared<CommCore>(*engine_, std::move(transport), options_);
 }
 
+void CommCore::monitor_phase_begin() {}
+void CommCore::monitor_edge(double) {}
+void CommCore::monitor_phase_end() {}
+std::optional<StragglerReport> CommCore::straggler_report() const { return std::nullopt; }
+
 void CommCore::close() {
   if (closed_.exchange(true)) return;
   // Collectives already submitted still run; wait for the queue to drain.

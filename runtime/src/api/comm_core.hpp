@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -52,6 +53,12 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   void close();
 
   bool poll(bool& still_active) override;
+
+  // Arrival-pattern monitoring (Communicator::phase_begin, edge, phase_end).
+  void monitor_phase_begin();
+  void monitor_edge(double fraction);
+  void monitor_phase_end();
+  std::optional<StragglerReport> straggler_report() const;
 
  private:
   struct Pending {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace earlybird::coll {
 
@@ -30,6 +31,18 @@ bool completion_implies_all_started(Collective collective);
 struct AlgorithmParams {
   std::size_t segment_elems = 0;  // pipelining unit; 0: the algorithm's default
   int fanout = 0;                 // k of k-ary trees; 0: the algorithm's default
+  // Pre-reduced ring: pre-steps k[id] by arrival position (id 0 = earliest),
+  // ranks entries; empty: the algorithm's default.
+  std::vector<std::uint32_t> presteps;
+};
+
+// How the runtime binds an algorithm's virtual ranks to ranks. Generators
+// always write virtual ranks; arrival-ordered ones treat virtual rank `id` as
+// the id-th rank to arrive.
+enum class ArrivalOrder : std::uint8_t {
+  none,       // virtual rank = rank (rooted collectives: distance from the root)
+  estimated,  // order of the arrival estimates published by edge()
+  ticket,     // true order of arrival (arrival tickets taken on entry)
 };
 
 struct Algorithm {
@@ -38,6 +51,7 @@ struct Algorithm {
   bool pipelined;          // true: honours AlgorithmParams::segment_elems
   std::size_t default_segment_bytes;  // 0 when not pipelined
   Schedule (*make)(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes);
+  ArrivalOrder arrival = ArrivalOrder::none;
 };
 
 std::span<const Algorithm> algorithms(Collective collective);
