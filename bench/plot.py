@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
-"""Draws eb-bench sweep CSVs: one PNG per collective and P
-(DIR/sweep-<collective>-P<P>.png), latency (median of
-the slowest rank) against message size on log-log axes. One solid line per
-earlybird algorithm, MPI's default choice in black, and each forced Open MPI
-coll_tuned algorithm dashed.
+"""Draws eb-bench CSVs (sweep and pap rows; other jobs are ignored).
 
-Usage: bench/plot.py SWEEP.csv [MORE.csv ...] [--out DIR]
+sweep: one PNG per collective and P (DIR/sweep-<collective>-P<P>.png), latency
+(median of the slowest rank) against message size on log-log axes. One solid
+line per earlybird algorithm, MPI's default choice in black, and each forced
+Open MPI coll_tuned algorithm dashed.
+
+pap: one PNG per P, mode and size (DIR/pap-<mode>-P<P>-<bytes>B.png), speedup
+over ring (mean time over ranks, ring / algorithm) against the maximum delay
+(symmetric log axis, so delay 0 is drawn). Failed algorithms are left out.
+
+Usage: bench/plot.py RESULT.csv [MORE.csv ...] [--out DIR]
 Needs matplotlib (Debian: apt-get install python3-matplotlib).
 """
 import argparse
 import csv
+import math
 import os
 import sys
 from collections import defaultdict
@@ -18,10 +24,12 @@ MPI_DEFAULT = "mpi:default"
 
 
 def load_rows(paths):
-    rows = []
+    """{job: rows}; CSVs without a job column are sweeps."""
+    rows = defaultdict(list)
     for path in paths:
         with open(path, newline="") as f:
-            rows.extend(row for row in csv.DictReader(f) if row.get("job", "sweep") == "sweep")
+            for row in csv.DictReader(f):
+                rows[row.get("job", "sweep")].append(row)
     return rows
 
 
@@ -98,6 +106,74 @@ def group(rows):
     return groups
 
 
+def draw_sweeps(plt, rows, out_dir):
+    for (collective, ranks), members in sorted(group(rows).items()):
+        print(draw(plt, collective, ranks, members, out_dir))
+
+
+# ---- pap: speedup over ring against the maximum delay ----------------------
+
+PAP_REFERENCE = "ring"
+PAP_MPI = "mpi"
+
+
+def pap_series(rows):
+    """{algorithm: {max_delay_ms: speedup_vs_ring}} over the rows that ran."""
+    series = defaultdict(dict)
+    for row in rows:
+        speedup = float(row["speedup_vs_ring"])
+        if row.get("status", "ok") == "ok" and not math.isnan(speedup):
+            series[row["algorithm"]][float(row["max_delay_ms"])] = speedup
+    return series
+
+
+def pap_style(label, colour):
+    if label == PAP_REFERENCE:
+        return dict(color="grey", linewidth=1.2, linestyle="--", zorder=1)
+    if label == PAP_MPI:
+        return dict(color="black", linewidth=2.4, marker="s", markersize=4, zorder=3)
+    return dict(color=colour, linewidth=1.7, marker="o", markersize=3.5)
+
+
+def draw_pap(plt, ranks, mode, size, rows, out_dir):
+    series = pap_series(rows)
+    colours = plt.get_cmap("tab10").colors
+    fig, ax = plt.subplots(figsize=(9, 6))
+    others = [label for label in series if label not in (PAP_REFERENCE, PAP_MPI)]
+    for n, label in enumerate([PAP_REFERENCE] + others + [PAP_MPI]):
+        if label not in series:
+            continue
+        delays = sorted(series[label])
+        ax.plot(delays, [series[label][d] for d in delays], label=label,
+                **pap_style(label, colours[n % len(colours)]))
+    ax.set_xscale("symlog", linthresh=1)
+    delays = sorted({d for points in series.values() for d in points})
+    ax.set_xticks(delays, [f"{d:g}" for d in delays])
+    ax.minorticks_off()
+    ax.set_xlabel("maximum delay (ms; symmetric log, 0 included)")
+    ax.set_ylabel("speedup over ring: mean time over ranks, ring / algorithm")
+    ax.set_title(f"eb-bench pap: {mode}, P = {ranks}, {size_label(size)} per rank")
+    ax.grid(True, which="both", alpha=0.3)
+    failed = sorted({row["algorithm"] for row in rows} - set(series))
+    if failed:
+        ax.text(0.01, 0.01, "failed, not drawn: " + ", ".join(failed), transform=ax.transAxes, fontsize=8,
+                va="bottom")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out_dir, f"pap-{mode}-P{ranks}-{size}B.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def draw_paps(plt, rows, out_dir):
+    groups = defaultdict(list)
+    for row in rows:
+        groups[(int(row["ranks"]), row["mode"], int(row["bytes"]))].append(row)
+    for (ranks, mode, size), members in sorted(groups.items()):
+        print(draw_pap(plt, ranks, mode, size, members, out_dir))
+
+
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
@@ -118,17 +194,17 @@ def import_pyplot():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv", nargs="+", help="sweep CSV files written by eb-bench sweep --csv")
+    parser.add_argument("csv", nargs="+", help="CSV files written by eb-bench sweep --csv or eb-bench pap --csv")
     parser.add_argument("--out", help="directory for the PNGs (default: next to the first CSV)")
     args = parser.parse_args()
     plt = import_pyplot()
     rows = load_rows(args.csv)
-    if not rows:
-        sys.exit("no sweep rows in " + ", ".join(args.csv))
+    if not rows["sweep"] and not rows["pap"]:
+        sys.exit("no sweep or pap rows in " + ", ".join(args.csv))
     out_dir = args.out or os.path.dirname(os.path.abspath(args.csv[0]))
     os.makedirs(out_dir, exist_ok=True)
-    for (collective, ranks), members in sorted(group(rows).items()):
-        print(draw(plt, collective, ranks, members, out_dir))
+    draw_sweeps(plt, rows["sweep"], out_dir)
+    draw_paps(plt, rows["pap"], out_dir)
 
 
 if __name__ == "__main__":
