@@ -8,8 +8,11 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace earlybird::testing {
 
@@ -63,6 +66,38 @@ class MpiCheck {
   int rank_;
   long long checks_ = 0;
   long long failures_ = 0;
+};
+
+// A whole-program watchdog for what MpiCheck::wait cannot bound (a blocking
+// call outside a Future, an MPI call that never matches): if the object is
+// still alive after `limit`, it prints the rank and aborts the job.
+class JobDeadline {
+ public:
+  JobDeadline(int rank, std::chrono::seconds limit)
+      : thread_([this, rank, limit] {
+          std::unique_lock lock(mutex_);
+          if (cv_.wait_for(lock, limit, [this] { return done_; })) return;
+          std::fprintf(stderr, "WATCHDOG rank %d: the program did not finish in %lld s\n", rank,
+                       static_cast<long long>(limit.count()));
+          std::fflush(stderr);
+          MPI_Abort(MPI_COMM_WORLD, 3);
+        }) {}
+  ~JobDeadline() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  JobDeadline(const JobDeadline&) = delete;
+  JobDeadline& operator=(const JobDeadline&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;  // last: starts after the members it uses exist
 };
 
 }  // namespace earlybird::testing

@@ -4,13 +4,20 @@
 #pragma once
 
 #include <earlybird/future.hpp>
+#include <earlybird/sim.hpp>
 
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <future>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace earlybird::testing {
@@ -31,6 +38,33 @@ struct Failures {
 inline void wait_bounded(const Future& f, int rank, const std::string& what,
                          std::chrono::seconds limit = std::chrono::seconds(60)) {
   if (!f.wait_for(limit)) throw std::runtime_error("watchdog: rank " + std::to_string(rank) + " stuck in " + what);
+}
+
+// Runs `body` on every rank of `world`, recording what a rank throws as a
+// failure (so one bad case does not end the test), and bounds the whole run:
+// a rank stuck outside a Future (a sleep, a blocking monitoring call) would
+// hang world.run, so past `limit` the process exits naming the case.
+inline void run_bounded(SimWorld& world, Failures& failures, const std::string& what,
+                        const std::function<void(int, Communicator&)>& body,
+                        std::chrono::seconds limit = std::chrono::seconds(120)) {
+  std::packaged_task<void()> task([&] {
+    world.run([&](int rank, Communicator& comm) {
+      try {
+        body(rank, comm);
+      } catch (const std::exception& e) {
+        failures.add(what + ": rank " + std::to_string(rank) + ": " + e.what());
+      }
+    });
+  });
+  std::future<void> done = task.get_future();
+  std::thread runner(std::move(task));
+  if (done.wait_for(limit) != std::future_status::ready) {
+    std::fprintf(stderr, "WATCHDOG: %s did not finish in %lld s\n", what.c_str(), static_cast<long long>(limit.count()));
+    std::fflush(stderr);
+    std::_Exit(3);
+  }
+  runner.join();
+  done.get();
 }
 
 }  // namespace earlybird::testing

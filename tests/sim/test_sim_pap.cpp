@@ -1,0 +1,356 @@
+// Sim tier: arrival-pattern-aware allreduce (sorted_linear_tree,
+// pre_reduced_ring, arrival_chain, arrival_prr, auto_pap; ring as the control)
+// over threads as ranks. Ranks arrive in patterns (none, one late, all random,
+// all equal) and report their compute phase on every rank, no rank, some
+// ranks or only just before the call; every result is checked exactly against
+// the oracle. Also: changing arrival orders on one communicator, PAP and
+// non-PAP collectives interleaved, non-commutative operators, edge() input
+// errors, and the straggler report.
+#include <doctest/doctest.h>
+
+#include "../common/arrival.hpp"
+#include "../common/concat_op.hpp"
+#include "../common/oracle.hpp"
+#include "sim_support.hpp"
+
+#include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/sim.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace earlybird;
+using namespace earlybird::testing;
+
+namespace {
+
+constexpr auto kWait = std::chrono::seconds(30);  // per collective, beyond the runtime's own watchdog
+
+SimOptions sim_options() {
+  SimOptions options;
+  options.timeout = std::chrono::milliseconds(15000);
+  return options;
+}
+
+std::string on_rank(const std::string& what, int rank) { return what + ": rank " + std::to_string(rank); }
+
+// Waits for `f` and checks `got` against the oracle's allreduce (Op::sum).
+template <class T>
+void expect_sum(const Future& f, const std::vector<T>& got, int rank, int ranks, const std::string& what,
+                Failures& failures) {
+  wait_bounded(f, rank, what, kWait);
+  const std::size_t wrong = count_wrong(got, ranks, Op::sum);
+  if (wrong) failures.add(on_rank(what, rank) + " has " + std::to_string(wrong) + " wrong elements");
+}
+
+// One rank's part of case `c`: its compute phase, then the allreduce.
+template <class T>
+void rank_case(Communicator& comm, const PapCase& c, int delay_ms, const std::string& what, Failures& failures) {
+  const int rank = comm.rank();
+  std::vector<T> in = make_input<T>(rank, c.count, Op::sum);
+  std::vector<T> out(c.count, kUnwritten<T>);
+  compute_phase(comm, delay_ms, c.edges);
+  expect_sum(submit(comm, c, in, out), c.in_place ? in : out, rank, comm.size(), what, failures);
+  if (!c.in_place && in != make_input<T>(rank, c.count, Op::sum)) failures.add(on_rank(what, rank) + ": input modified");
+}
+
+void run_case(SimWorld& world, const PapCase& c, Failures& failures) {
+  const std::string what = describe(c, world.size());
+  const std::vector<int> delays = arrival_delays(c.arrival, world.size(), c.seed);
+  run_bounded(world, failures, what, [&](int rank, Communicator& comm) {
+    const int delay = delays[static_cast<std::size_t>(rank)];
+    if (c.use_double) rank_case<double>(comm, c, delay, what, failures);
+    else rank_case<std::int32_t>(comm, c, delay, what, failures);
+  });
+}
+
+std::vector<std::size_t> counts_for(int p) {
+  return {0, 1, static_cast<std::size_t>(p + 1), 1000, 100000};
+}
+
+// A one-late pattern with a chosen late rank, for sequences of calls.
+std::vector<int> late_rank_delays(int ranks, int late, int delay_ms) {
+  std::vector<int> delays(static_cast<std::size_t>(ranks), 0);
+  delays[static_cast<std::size_t>(late)] = delay_ms;
+  return delays;
+}
+
+}  // namespace
+
+TEST_CASE("the catalogue binds each PAP algorithm to its arrival order") {
+  const std::vector<std::pair<std::string, coll::ArrivalOrder>> expected{
+      {"sorted_linear_tree", coll::ArrivalOrder::estimated},
+      {"pre_reduced_ring", coll::ArrivalOrder::estimated},
+      {"arrival_chain", coll::ArrivalOrder::ticket},
+      {"arrival_prr", coll::ArrivalOrder::ticket},
+      {"ring", coll::ArrivalOrder::none}};
+  for (const auto& [name, order] : expected) {
+    CAPTURE(name);
+    const coll::Algorithm* algorithm = coll::find_allreduce(name);
+    REQUIRE(algorithm != nullptr);
+    CHECK(algorithm->arrival == order);
+  }
+}
+
+TEST_CASE("PAP allreduce is exact for every arrival pattern and monitoring mode, P = 1..8") {
+  for (int p : {1, 2, 3, 4, 5, 8}) {
+    std::uint32_t offset = static_cast<std::uint32_t>(p);
+    for (const std::string& algorithm : pap_algorithms()) {
+      CAPTURE(p);
+      CAPTURE(algorithm);
+      SimWorld world(p, sim_options());
+      Failures failures;
+      for (const PapCase& c : sample_cases(algorithm, counts_for(p), offset)) run_case(world, c, failures);
+      failures.report();
+      offset += 7;
+    }
+  }
+}
+
+TEST_CASE("consecutive PAP calls on one communicator, a different late rank each time") {
+  const Edges modes[] = {Edges::every_rank, Edges::unmonitored, Edges::just_before};  // unmonitored: stale estimates
+  for (int p : {3, 5}) {
+    for (const std::string& algorithm : pap_algorithms()) {
+      CAPTURE(p);
+      CAPTURE(algorithm);
+      SimWorld world(p, sim_options());
+      Failures failures;
+      for (int k = 0; k < 2 * p; ++k) {
+        PapCase c{algorithm, 1000 + 37 * static_cast<std::size_t>(k), k % 2 == 1, k % 4 >= 2, Arrival::one_late,
+                  modes[k % 3], static_cast<std::uint32_t>(k)};
+        const int late = (2 * k + 1) % p;
+        const std::vector<int> delays = late_rank_delays(p, late, 30);
+        const std::string what = describe(c, p) + " call " + std::to_string(k) + " late rank " + std::to_string(late);
+        run_bounded(world, failures, what, [&](int rank, Communicator& comm) {
+          const int delay = delays[static_cast<std::size_t>(rank)];
+          if (c.use_double) rank_case<double>(comm, c, delay, what, failures);
+          else rank_case<std::int32_t>(comm, c, delay, what, failures);
+        });
+      }
+      failures.report();
+    }
+  }
+}
+
+namespace {
+
+// One round of the interleaving test: PAP allreduces around a bcast and a
+// reduce, either all in flight before the first wait or waited one by one.
+struct MixedRound {
+  int round;
+  bool in_flight;
+};
+
+// A submitted collective and how to count its wrong elements once done.
+struct Step {
+  const char* name;
+  Future future;
+  std::function<std::size_t()> wrong;
+  bool settled = false;
+};
+
+// Waits for a step (an error is a failure; the buffers stay alive until every
+// step has settled) and checks its result.
+void settle(Step& step, int rank, const std::string& what, Failures& failures) {
+  if (step.settled) return;
+  step.settled = true;
+  const std::string which = on_rank(what, rank) + ": " + step.name;
+  try {
+    wait_bounded(step.future, rank, which, kWait);
+  } catch (const Error& e) {
+    failures.add(which + ": " + e.what());
+    return;
+  }
+  if (const std::size_t n = step.wrong()) failures.add(which + ": " + std::to_string(n) + " wrong elements");
+}
+
+void mixed_round(Communicator& comm, const MixedRound& m, Failures& failures) {
+  const int p = comm.size(), rank = comm.rank();
+  const int bcast_root = m.round % p, reduce_root = (m.round + 1) % p;
+  const std::string what = "mixed round " + std::to_string(m.round) + (m.in_flight ? " in flight" : "") +
+                           " P=" + std::to_string(p);
+  auto a = make_input<std::int32_t>(rank, 777, Op::sum);
+  const auto source = make_input<std::int32_t>(bcast_root, 513, Op::sum);
+  std::vector<std::int32_t> b = rank == bcast_root ? source : std::vector<std::int32_t>(513, -7);
+  auto r_in = make_input<double>(rank, 1001, Op::sum);
+  std::vector<double> r_out(1001, kUnwritten<double>);
+  auto c = make_input<double>(rank, 2000, Op::sum);
+  auto d = make_input<std::int32_t>(rank, static_cast<std::size_t>(p + 1), Op::sum);
+  auto e = make_input<double>(rank, 100, Op::sum);
+  auto g = make_input<std::int32_t>(rank, 4097, Op::sum);
+  std::vector<Step> steps;
+  steps.reserve(7);
+  auto add = [&](const char* name, Future f, std::function<std::size_t()> wrong) {
+    steps.push_back({name, std::move(f), std::move(wrong)});
+    if (!m.in_flight) settle(steps.back(), rank, what, failures);
+  };
+  add("allreduce arrival_chain", comm.allreduce(std::span<std::int32_t>(a), Op::sum, named("arrival_chain")),
+      [&] { return count_wrong(a, p, Op::sum); });
+  add("bcast", comm.bcast(std::span<std::int32_t>(b), bcast_root), [&] { return std::size_t{b != source}; });
+  add("reduce", comm.reduce(std::span<const double>(r_in), std::span<double>(r_out), Op::sum, reduce_root),
+      [&] { return rank == reduce_root ? count_wrong(r_out, p, Op::sum) : 0; });
+  add("allreduce pre_reduced_ring", comm.allreduce(std::span<double>(c), Op::sum, named("pre_reduced_ring")),
+      [&] { return count_wrong(c, p, Op::sum); });
+  add("allreduce sorted_linear_tree", comm.allreduce(std::span<std::int32_t>(d), Op::sum, named("sorted_linear_tree")),
+      [&] { return count_wrong(d, p, Op::sum); });
+  add("allreduce arrival_prr", comm.allreduce(std::span<double>(e), Op::sum, named("arrival_prr")),
+      [&] { return count_wrong(e, p, Op::sum); });
+  add("allreduce auto_pap", comm.allreduce(std::span<std::int32_t>(g), Op::sum, named("auto_pap")),
+      [&] { return count_wrong(g, p, Op::sum); });
+  for (Step& step : steps) settle(step, rank, what, failures);
+}
+
+}  // namespace
+
+TEST_CASE("PAP and non-PAP collectives interleave on one communicator") {
+  for (int p : {4, 5}) {
+    CAPTURE(p);
+    SimWorld world(p, sim_options());
+    Failures failures;
+    for (int round = 0; round <= p; ++round) {
+      const std::vector<int> delays = late_rank_delays(p, round % p, 30);
+      const Edges edges = round % 2 == 0 ? Edges::every_rank : Edges::some_ranks;
+      run_bounded(world, failures, "mixed round " + std::to_string(round), [&](int rank, Communicator& comm) {
+        compute_phase(comm, delays[static_cast<std::size_t>(rank)], edges);
+        mixed_round(comm, {round, round % 2 == 0}, failures);
+      });
+    }
+    failures.report();
+  }
+}
+
+namespace {
+
+// How a collective ended on one rank: "exact", "wrong" or "error", and the
+// error's message.
+struct Outcome {
+  std::string kind;
+  std::string message;
+};
+
+// Rank 0 arrives last (so arrival order is not rank order) and every rank
+// reduces its digits with the non-commutative concatenation. Every rank must
+// end the same way; returns rank 0's outcome.
+Outcome concatenation_outcome(SimWorld& world, const std::string& algorithm, Failures& failures) {
+  const int p = world.size();
+  std::vector<Outcome> outcomes(static_cast<std::size_t>(p));
+  run_bounded(world, failures, algorithm + " concatenation", [&](int rank, Communicator& comm) {
+    std::vector<std::int64_t> v = digits(rank, 64);
+    compute_phase(comm, rank == 0 ? 30 : 0, Edges::every_rank);
+    Outcome& mine = outcomes[static_cast<std::size_t>(rank)];
+    try {
+      wait_bounded(comm.allreduce(std::span<std::int64_t>(v), concatenation(), named(algorithm)), rank, algorithm, kWait);
+    } catch (const Error& e) {
+      mine = {"error", e.what()};
+      return;
+    }
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) wrong += v[i] != ordered_concatenation(p, i);
+    mine.kind = wrong ? "wrong" : "exact";
+  });
+  for (int r = 1; r < p; ++r)
+    if (outcomes[static_cast<std::size_t>(r)].kind != outcomes[0].kind)
+      failures.add(algorithm + ": rank 0 ended " + outcomes[0].kind + ", rank " + std::to_string(r) + " " +
+                   outcomes[static_cast<std::size_t>(r)].kind);
+  return outcomes[0];
+}
+
+bool clear_commutativity_error(const Outcome& outcome, const std::string& algorithm) {
+  return outcome.kind == "error" && outcome.message.find("commutative") != std::string::npos &&
+         outcome.message.find(algorithm) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a non-commutative operator: exact in rank order, or refused with a clear error") {
+  SimWorld world(3, sim_options());
+  Failures failures;
+  for (const std::string& algorithm : pap_algorithms()) {
+    CAPTURE(algorithm);
+    const Outcome outcome = concatenation_outcome(world, algorithm, failures);
+    CAPTURE(outcome.kind);
+    CAPTURE(outcome.message);
+    const coll::Algorithm* entry = coll::find_allreduce(algorithm);
+    if (entry && entry->needs_commutative) CHECK(clear_commutativity_error(outcome, algorithm));
+    else if (entry) CHECK(outcome.kind == "exact");
+    else CHECK((outcome.kind == "exact" || clear_commutativity_error(outcome, algorithm)));  // auto_pap: chosen at run time
+  }
+  failures.report();
+}
+
+TEST_CASE("edge() rejects fractions outside (0, 1] and calls outside a phase") {
+  SimWorld world(2, sim_options());
+  Failures failures;
+  run_bounded(world, failures, "edge errors", [&](int rank, Communicator& comm) {
+    for (const std::string& problem : edge_input_problems(comm)) failures.add(on_rank(problem, rank));
+    // The communicator still works after the refused calls.
+    auto v = make_input<std::int32_t>(rank, 300, Op::sum);
+    expect_sum(comm.allreduce(std::span<std::int32_t>(v), Op::sum, named("sorted_linear_tree")), v, rank, 2,
+               "allreduce after edge errors", failures);
+  });
+  failures.report();
+}
+
+namespace {
+
+struct StragglerOutcome {
+  std::vector<std::optional<StragglerReport>> reports;
+};
+
+// Every rank runs one exact allreduce with `options`; rank `late` (if any)
+// sleeps `delay_ms` first. Returns each rank's straggler report afterwards.
+StragglerOutcome run_with_straggler(int p, int late, int delay_ms, const CollectiveOptions& options,
+                                    Failures& failures) {
+  SimWorld world(p, sim_options());
+  StragglerOutcome out{std::vector<std::optional<StragglerReport>>(static_cast<std::size_t>(p))};
+  const std::string what = options.algorithm + " straggler test";
+  run_bounded(world, failures, what, [&](int rank, Communicator& comm) {
+    auto v = make_input<double>(rank, 4099, Op::sum);
+    if (rank == late) sleep_ms(delay_ms);
+    expect_sum(comm.allreduce(std::span<double>(v), Op::sum, options), v, rank, p, what, failures);
+    out.reports[static_cast<std::size_t>(rank)] = comm.straggler_report();
+  });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a late rank is named in the other ranks' straggler report") {
+  constexpr int p = 4, late = 3;
+  for (const std::string algorithm : {"ring", "arrival_chain"}) {
+    CAPTURE(algorithm);
+    CollectiveOptions options = named(algorithm);
+    options.straggler_after = std::chrono::milliseconds(50);
+    Failures failures;
+    const StragglerOutcome out = run_with_straggler(p, late, 400, options, failures);
+    failures.report();
+    for (int rank = 0; rank < late; ++rank) {
+      CAPTURE(rank);
+      const auto& report = out.reports[static_cast<std::size_t>(rank)];
+      for (const std::string& problem : straggler_problems(report, {late}, options.straggler_after))
+        FAIL_CHECK(on_rank(problem, rank));
+      if (!report) continue;
+      if (out.reports[0]) CHECK(report->sequence == out.reports[0]->sequence);  // one call, one number
+    }
+  }
+}
+
+TEST_CASE("no straggler report without a straggler, or without a threshold") {
+  ::unsetenv("EARLYBIRD_STRAGGLER_MS");  // threshold zero means off unless this is set
+  CollectiveOptions patient = named("arrival_chain");
+  patient.straggler_after = std::chrono::milliseconds(60000);
+  CollectiveOptions off = named("ring");
+  Failures failures;
+  const StragglerOutcome balanced = run_with_straggler(3, -1, 0, patient, failures);
+  const StragglerOutcome unwatched = run_with_straggler(3, 2, 200, off, failures);
+  failures.report();
+  for (int rank = 0; rank < 3; ++rank) {
+    CAPTURE(rank);
+    CHECK_FALSE(balanced.reports[static_cast<std::size_t>(rank)].has_value());
+    CHECK_FALSE(unwatched.reports[static_cast<std::size_t>(rank)].has_value());
+  }
+}
