@@ -23,6 +23,13 @@ namespace {
 
 constexpr auto kWait = std::chrono::seconds(30);
 
+// Waits (bounded) for `f`; an error is a failure. True if it completed.
+bool completed(MpiCheck& check, const Future& f, const std::string& what) {
+  const std::string error = check.error_of(f, what, kWait);
+  check.expect(error.empty(), what + ": " + error);
+  return error.empty();
+}
+
 // One rank's part of case `c`, arriving after `delay_ms`.
 template <class T>
 void run_case(Communicator& comm, const PapCase& c, int delay_ms, const std::string& what, MpiCheck& check) {
@@ -31,7 +38,7 @@ void run_case(Communicator& comm, const PapCase& c, int delay_ms, const std::str
   std::vector<T> reference(c.count), out(c.count, kUnwritten<T>);
   MPI_Allreduce(in.data(), reference.data(), static_cast<int>(c.count), mpi_type<T>(), MPI_SUM, MPI_COMM_WORLD);
   compute_phase(comm, delay_ms, c.edges);
-  check.wait(submit(comm, c, in, out), what, kWait);
+  if (!completed(check, submit(comm, c, in, out), what)) return;
   const std::vector<T>& got = c.in_place ? in : out;
   check.expect(got == reference, what + ": differs from MPI_Allreduce");
   check.expect(count_wrong(got, p, Op::sum) == 0, what + ": differs from the exact oracle");
@@ -71,17 +78,17 @@ void check_changing_late_rank(Communicator& comm, MpiCheck& check) {
     const int root = k % p;
     const auto source = make_input<std::int32_t>(root, 257, Op::sum);
     std::vector<std::int32_t> buffer = rank == root ? source : std::vector<std::int32_t>(257, -7);
-    check.wait(comm.bcast(std::span<std::int32_t>(buffer), root), what + " then bcast", kWait);
-    check.expect(buffer == source, what + " then bcast: wrong data");
+    if (completed(check, comm.bcast(std::span<std::int32_t>(buffer), root), what + " then bcast"))
+      check.expect(buffer == source, what + " then bcast: wrong data");
   }
 }
 
 void check_edge_errors(Communicator& comm, MpiCheck& check) {
   for (const std::string& problem : edge_input_problems(comm)) check.expect(false, problem);
   auto v = make_input<std::int32_t>(comm.rank(), 300, Op::sum);
-  check.wait(comm.allreduce(std::span<std::int32_t>(v), Op::sum, named("sorted_linear_tree")),
-             "allreduce after edge errors", kWait);
-  check.expect(count_wrong(v, comm.size(), Op::sum) == 0, "allreduce after edge errors: wrong result");
+  if (completed(check, comm.allreduce(std::span<std::int32_t>(v), Op::sum, named("sorted_linear_tree")),
+                "allreduce after edge errors"))
+    check.expect(count_wrong(v, comm.size(), Op::sum) == 0, "allreduce after edge errors: wrong result");
 }
 
 // Each rank's report sequence number (-1: none), gathered on every rank.
@@ -104,8 +111,8 @@ void check_straggler(Runtime& runtime, const char* algorithm, MpiCheck& check) {
   auto v = make_input<double>(rank, 4099, Op::sum);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == late) sleep_ms(400);
-  check.wait(comm.allreduce(std::span<double>(v), Op::sum, options), what, kWait);
-  check.expect(count_wrong(v, p, Op::sum) == 0, what + ": wrong result");
+  if (completed(check, comm.allreduce(std::span<double>(v), Op::sum, options), what))
+    check.expect(count_wrong(v, p, Op::sum) == 0, what + ": wrong result");
   const auto report = comm.straggler_report();
   if (p == 1) check.expect(!report, what + ": P = 1 yet a report");
   if (rank != late)
@@ -123,8 +130,8 @@ void check_no_report_when_balanced(Runtime& runtime, MpiCheck& check) {
   options.straggler_after = std::chrono::milliseconds(60000);
   auto v = make_input<std::int32_t>(comm.rank(), 999, Op::sum);
   MPI_Barrier(MPI_COMM_WORLD);
-  check.wait(comm.allreduce(std::span<std::int32_t>(v), Op::sum, options), "balanced, 60 s threshold", kWait);
-  check.expect(count_wrong(v, comm.size(), Op::sum) == 0, "balanced, 60 s threshold: wrong result");
+  if (completed(check, comm.allreduce(std::span<std::int32_t>(v), Op::sum, options), "balanced, 60 s threshold"))
+    check.expect(count_wrong(v, comm.size(), Op::sum) == 0, "balanced, 60 s threshold: wrong result");
   check.expect(!comm.straggler_report(), "balanced call with a 60 s threshold left a straggler report");
 }
 
