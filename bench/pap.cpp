@@ -11,17 +11,18 @@
 // and the share of the possible saving captured, (ē_ring - ē_alg) / (Δ - δ),
 // with Δ (balanced ring) and δ (one transfer of the vector between two ranks
 // plus one local reduction) measured in the same run.
-#include "bench_common.hpp"
-#include "jobs.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <random>
 #include <sstream>
 #include <thread>
+
+#include "bench_common.hpp"
+#include "jobs.hpp"
 
 namespace earlybird::bench {
 namespace {
@@ -29,9 +30,9 @@ namespace {
 constexpr double kBaseExtraMs = 100.0;  // base = (maxDelay + 100 ms) / 2
 constexpr const char* kRing = "ring";
 constexpr const char* kMpi = "mpi";
-const std::vector<std::string> kAllAlgorithms = {"ring",          "rabenseifner", "sorted_linear_tree",
-                                                 "pre_reduced_ring", "arrival_chain", "arrival_prr",
-                                                 "auto_pap",      "mpi"};
+const std::vector<std::string> kAllAlgorithms = {
+    "ring",          "rabenseifner", "sorted_linear_tree", "pre_reduced_ring",
+    "arrival_chain", "arrival_prr",  "auto_pap",           "mpi"};
 const double kNotAvailable = std::numeric_limits<double>::quiet_NaN();
 
 // ---- configuration -------------------------------------------------------
@@ -57,13 +58,15 @@ struct PapConfig {
   std::string csv;
 };
 
-// --algorithms "all" or a list; ring is always measured (the speedups' base).
+// --algorithms "all" or a list. The ring is always measured, and first: it is
+// the base of every speedup and saved share (cells[0]).
 std::vector<std::string> algorithms_of(const Args& args, int rank) {
-  std::vector<std::string> names = args.get("algorithms", "all") == "all" ? kAllAlgorithms : args.list("algorithms", "");
-  if (std::find(names.begin(), names.end(), kRing) == names.end()) {
-    names.insert(names.begin(), kRing);
-    if (rank == 0) std::printf("# ring added: speedups and saved shares are relative to it\n");
-  }
+  std::vector<std::string> names =
+      args.get("algorithms", "all") == "all" ? kAllAlgorithms : args.list("algorithms", "");
+  const auto ring = std::find(names.begin(), names.end(), kRing);
+  if (ring == names.end() && rank == 0) std::printf("# ring added: speedups and saved shares are relative to it\n");
+  if (ring != names.end()) names.erase(ring);
+  names.insert(names.begin(), kRing);
   return names;
 }
 
@@ -91,26 +94,27 @@ std::mt19937_64 engine_for(std::uint64_t seed, std::initializer_list<std::uint64
 }
 
 // Small integers 0..15 held in floats: every summation order gives the exact sum.
-void fill_small_integers(std::mt19937_64 engine, std::span<float> out) {
-  for (float& v : out) v = static_cast<float>(engine() >> 60);
-}
+float small_integer(std::mt19937_64& engine) { return static_cast<float>(engine() >> 60); }
 
-// One iteration's input on this rank and the exact result every rank expects
-// (the sum of every rank's generated values, regenerated locally).
+// This rank's input and the exact result every rank expects (the sum of every
+// rank's generated values, regenerated locally). Allocated once per size and
+// refilled in place, so every call sees the same addresses, as in an
+// application that reuses its buffers.
 struct IterationData {
-  std::vector<float> input, expected;
+  std::vector<float> input, expected, output;
+  explicit IterationData(std::size_t count) : input(count), expected(count), output(count) {}
 };
 
-IterationData make_iteration_data(std::uint64_t seed, std::uint64_t iteration_key, int rank, int ranks,
-                                  std::size_t count) {
-  IterationData d{std::vector<float>(count), std::vector<float>(count, 0.0f)};
-  std::vector<float> values(count);
+void refill(IterationData& d, std::uint64_t seed, std::uint64_t iteration_key, int rank, int ranks) {
+  std::fill(d.expected.begin(), d.expected.end(), 0.0f);
   for (int r = 0; r < ranks; ++r) {
-    fill_small_integers(engine_for(seed, {iteration_key, static_cast<std::uint64_t>(r)}), values);
-    for (std::size_t i = 0; i < count; ++i) d.expected[i] += values[i];
-    if (r == rank) d.input = values;
+    std::mt19937_64 engine = engine_for(seed, {iteration_key, static_cast<std::uint64_t>(r)});
+    for (std::size_t i = 0; i < d.input.size(); ++i) {
+      const float v = small_integer(engine);
+      d.expected[i] += v;
+      if (r == rank) d.input[i] = v;
+    }
   }
-  return d;
 }
 
 // This rank's base_r in milliseconds (it sleeps base_r twice, edge(0.5) between).
@@ -172,7 +176,8 @@ std::chrono::milliseconds call_timeout(const std::vector<double>& delays_ms) {
 std::vector<Contender> make_contenders(Communicator& comm, const PapConfig& config, MPI_Comm mpi_comm) {
   std::vector<Contender> out;
   for (const auto& name : config.algorithms)
-    out.push_back(name == kMpi ? mpi_contender(mpi_comm) : earlybird_contender(comm, name, call_timeout(config.delays_ms)));
+    out.push_back(name == kMpi ? mpi_contender(mpi_comm)
+                               : earlybird_contender(comm, name, call_timeout(config.delays_ms)));
   return out;
 }
 
@@ -189,15 +194,18 @@ bool matches(std::span<const float> out, std::span<const float> expected) {
   return std::equal(out.begin(), out.end(), expected.begin());
 }
 
-// Runs the call; returns the error text ("" on success).
-std::string call_catching(const Contender& contender, const IterationData& data, std::vector<float>& out) {
+// Runs the call into data.output; returns the error text ("" on success).
+std::string call_catching(const Contender& contender, IterationData& data) {
   try {
-    contender.call(data.input, out);
+    contender.call(data.input, data.output);
   } catch (const std::exception& e) {
     return e.what();
   }
   return "";
 }
+
+// Fills the output with -1 (no sum of inputs 0..15 is negative) before a call.
+void poison_output(IterationData& data) { std::fill(data.output.begin(), data.output.end(), -1.0f); }
 
 // Averages elapsed times, and ORs wrong and failed flags, over ranks.
 CallOutcome agree(double elapsed_s, bool wrong, std::string error) {
@@ -225,24 +233,27 @@ void compute_phase(Communicator& comm, double half_ms) {
 }
 
 // One iteration of the procedure for one contender.
-CallOutcome delayed_call(Communicator& comm, const Contender& contender, const IterationData& data, double half_ms) {
-  std::vector<float> out(data.input.size(), -1.0f);
+CallOutcome delayed_call(Communicator& comm, const Contender& contender, IterationData& data, double half_ms) {
+  poison_output(data);
   two_barriers();
   compute_phase(comm, half_ms);
   const double t0 = MPI_Wtime();
-  const std::string error = call_catching(contender, data, out);
+  const std::string error = call_catching(contender, data);
   const double t1 = MPI_Wtime();
-  const bool wrong = error.empty() && !matches(out, data.expected);
+  const bool wrong = error.empty() && !matches(data.output, data.expected);
   return agree(t1 - t0, wrong, error);
 }
 
 // ---- Δ and δ --------------------------------------------------------------
 
 struct Baselines {
-  double balanced_ring_s = kNotAvailable;  // Δ
-  double transfer_s = kNotAvailable;       // the vector from rank 0 to rank 1
-  double reduction_s = kNotAvailable;      // one local reduction of the vector
-  double small_delta_s() const { return transfer_s + reduction_s; }  // δ
+  double balanced_ring_s = kNotAvailable;       // Δ
+  double mpi_transfer_s = kNotAvailable;        // the vector between ranks 0 and 1, MPI_Send/Recv
+  double earlybird_transfer_s = kNotAvailable;  // the same through earlybird (bcast on a 2-rank communicator)
+  double reduction_s = kNotAvailable;           // one local reduction of the vector
+  // The faster of the two transfers: δ is a lower bound.
+  double transfer_s() const { return std::fmin(mpi_transfer_s, earlybird_transfer_s); }
+  double small_delta_s() const { return transfer_s() + reduction_s; }  // δ
   // Δ − δ when it is a usable denominator, otherwise NaN.
   double possible_saving_s() const {
     const double saving = balanced_ring_s - small_delta_s();
@@ -253,13 +264,12 @@ struct Baselines {
 double median_of(std::vector<double> samples) { return stats_of(std::move(samples)).median; }
 
 // Δ: median over iterations of ē for the ring with no delay.
-double balanced_ring_s(const Contender& ring, const IterationData& data, int iterations) {
+double balanced_ring_s(const Contender& ring, IterationData& data, int iterations) {
   std::vector<double> ebar;
   for (int k = 0; k < iterations; ++k) {
-    std::vector<float> out(data.input.size());
     two_barriers();
     const double t0 = MPI_Wtime();
-    const std::string error = call_catching(ring, data, out);
+    const std::string error = call_catching(ring, data);
     const CallOutcome o = agree(MPI_Wtime() - t0, false, error);
     if (!o.error.empty()) return kNotAvailable;
     ebar.push_back(o.mean_elapsed_s);
@@ -267,9 +277,9 @@ double balanced_ring_s(const Contender& ring, const IterationData& data, int ite
   return median_of(ebar);
 }
 
-// Half a ping-pong of the whole vector between ranks 0 and 1 (median);
-// the other ranks wait. Agreed on every rank.
-double transfer_s(std::vector<float>& buffer, int iterations, MPI_Comm comm) {
+// Half a ping-pong of the whole vector between ranks 0 and 1 with
+// MPI_Send/Recv (median); the other ranks wait. Agreed on every rank.
+double mpi_transfer_s(std::vector<float>& buffer, int iterations, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int count = static_cast<int>(buffer.size());
@@ -288,6 +298,38 @@ double transfer_s(std::vector<float>& buffer, int iterations, MPI_Comm comm) {
   }
   double median = median_of(half_round_trips);
   MPI_Bcast(&median, 1, MPI_DOUBLE, 0, comm);
+  return median;
+}
+
+// Half a ping-pong of the whole vector through earlybird's data path: a
+// binomial bcast (one transfer) from rank 0, then from rank 1, on a
+// communicator of ranks 0 and 1 (median); the other ranks wait. NaN when it
+// failed on either rank. Agreed on every rank.
+double earlybird_transfer_s(Communicator& comm, std::vector<float>& buffer, int iterations) {
+  const bool in_pair = comm.rank() < 2;
+  Communicator pair = comm.split(in_pair ? 0 : 1, comm.rank());
+  CollectiveOptions options;
+  options.algorithm = "binomial";
+  options.timeout = std::chrono::seconds(60);
+  std::vector<double> half_round_trips;
+  for (int k = 0; k <= iterations; ++k) {  // round 0 is a warm-up
+    std::string error;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    try {
+      if (in_pair) {
+        pair.bcast(std::span<float>(buffer), 0, options).wait();
+        pair.bcast(std::span<float>(buffer), 1, options).wait();
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    const double half_round_trip = (MPI_Wtime() - t0) / 2;
+    if (!agree(0, false, error).error.empty()) return kNotAvailable;  // every rank stops together
+    if (k > 0) half_round_trips.push_back(half_round_trip);
+  }
+  double median = median_of(half_round_trips);
+  MPI_Bcast(&median, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return median;
 }
 
@@ -313,15 +355,14 @@ double reduction_s(std::span<const float> left, int iterations, MPI_Comm comm) {
 }
 
 // Δ is n/a when the ring failed its warm-up; δ is n/a at P = 1 (no transfer).
-Baselines measure_baselines(const Contender& ring, bool ring_works, const IterationData& data, int iterations,
-                            MPI_Comm mpi_comm) {
+Baselines measure_baselines(Communicator& comm, const Contender& ring, bool ring_works, IterationData& data,
+                            int iterations, MPI_Comm mpi_comm) {
   Baselines b;
   if (ring_works) b.balanced_ring_s = balanced_ring_s(ring, data, iterations);
-  int ranks = 1;
-  MPI_Comm_size(mpi_comm, &ranks);
-  if (ranks < 2) return b;  // no transfer at P = 1: δ and the saved share are n/a
+  if (comm.size() < 2) return b;
   std::vector<float> buffer = data.input;
-  b.transfer_s = transfer_s(buffer, iterations, mpi_comm);
+  b.mpi_transfer_s = mpi_transfer_s(buffer, iterations, mpi_comm);
+  b.earlybird_transfer_s = earlybird_transfer_s(comm, buffer, iterations);
   b.reduction_s = reduction_s(data.input, iterations, mpi_comm);
   return b;
 }
@@ -361,7 +402,8 @@ std::string csv_number(double v) { return std::isnan(v) ? "nan" : fixed(v, 9); }
 
 // Errors go into one CSV field: no commas or line breaks.
 std::string csv_text(std::string text) {
-  std::replace_if(text.begin(), text.end(), [](char c) { return c == ',' || c == '\n' || c == '\r'; }, ';');
+  std::replace_if(
+      text.begin(), text.end(), [](char c) { return c == ',' || c == '\n' || c == '\r'; }, ';');
   return text;
 }
 
@@ -377,7 +419,7 @@ struct TableContext {
 const char* kCsvHeader =
     "job,mode,algorithm,ranks,bytes,max_delay_ms,avg_elapsed_s,speedup_vs_ring,saved_share,wrong,iterations,"
     "median_elapsed_s,min_elapsed_s,max_elapsed_s,balanced_ring_s,transfer_plus_reduction_s,transfer_s,reduction_s,"
-    "status,error";
+    "mpi_transfer_s,earlybird_transfer_s,status,error";
 
 void write_csv_rows(Csv& csv, const TableContext& t, double delay_ms, const std::vector<Cell>& cells) {
   const Cell& ring = cells[0];
@@ -387,12 +429,13 @@ void write_csv_rows(Csv& csv, const TableContext& t, double delay_ms, const std:
     std::ostringstream row;
     row << "pap," << to_string(t.mode) << "," << t.contenders[a].name << "," << t.ranks << ","
         << t.count * sizeof(float) << "," << delay_ms << "," << csv_number(c.mean_s()) << ","
-        << csv_number(speedup(ring, c)) << "," << csv_number(saved_share(ring, c, t.baselines)) << "," << c.wrong
-        << "," << c.ebar_s.size() << "," << csv_number(c.ok() ? s.median : kNotAvailable) << ","
+        << csv_number(speedup(ring, c)) << "," << csv_number(saved_share(ring, c, t.baselines)) << "," << c.wrong << ","
+        << c.ebar_s.size() << "," << csv_number(c.ok() ? s.median : kNotAvailable) << ","
         << csv_number(c.ok() ? s.min : kNotAvailable) << ","
         << csv_number(c.ok() ? *std::max_element(c.ebar_s.begin(), c.ebar_s.end()) : kNotAvailable) << ","
         << csv_number(t.baselines.balanced_ring_s) << "," << csv_number(t.baselines.small_delta_s()) << ","
-        << csv_number(t.baselines.transfer_s) << "," << csv_number(t.baselines.reduction_s) << ","
+        << csv_number(t.baselines.transfer_s()) << "," << csv_number(t.baselines.reduction_s) << ","
+        << csv_number(t.baselines.mpi_transfer_s) << "," << csv_number(t.baselines.earlybird_transfer_s) << ","
         << (c.ok() ? "ok" : "failed") << "," << csv_text(c.error);
     csv.row(row.str());
   }
@@ -411,25 +454,43 @@ const char* arrival_pattern(Mode mode) {
              : "every rank sleeps 2 base + uniform(0, maxDelay): arrivals spread over up to maxDelay";
 }
 
+// Seconds as "1.234 ms", or "n/a".
+std::string ms_text(double seconds) { return std::isnan(seconds) ? "n/a" : fixed(seconds * 1e3, 3) + " ms"; }
+
 std::string possible_saving_text(const Baselines& b) {
-  if (std::isnan(b.balanced_ring_s) || std::isnan(b.small_delta_s())) return "n/a (not measured)";
+  if (std::isnan(b.balanced_ring_s) || std::isnan(b.small_delta_s())) return "n/a (not measured; P = 1: no transfer)";
   if (std::isnan(b.possible_saving_s())) return "n/a (Delta <= delta: nothing to save, saved shares n/a)";
-  return fixed(b.possible_saving_s() * 1e3, 3) + " ms";
+  return ms_text(b.possible_saving_s());
+}
+
+// The 1, 5 and 15 minute load averages: on a shared machine, other work
+// inflates every time in the table.
+std::string load_average() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (!f) return "unknown";
+  double one = 0, five = 0, fifteen = 0;
+  const bool read = std::fscanf(f, "%lf %lf %lf", &one, &five, &fifteen) == 3;
+  std::fclose(f);
+  return read ? fixed(one, 2) + " " + fixed(five, 2) + " " + fixed(fifteen, 2) : "unknown";
 }
 
 void print_table_head(const TableContext& t, const PapConfig& config) {
   const Baselines& b = t.baselines;
+  std::printf("# load average (1, 5, 15 min) at the table's start: %s on %u hardware threads\n", load_average().c_str(),
+              std::thread::hardware_concurrency());
   std::printf("# pap %s, %zu floats (%s) per rank, P = %d, %d iterations, seed %llu\n", to_string(t.mode), t.count,
               format_bytes(t.count * sizeof(float)).c_str(), t.ranks, config.iterations,
               static_cast<unsigned long long>(config.seed));
   std::printf("# arrivals: %s\n", arrival_pattern(t.mode));
-  std::printf("# Delta (balanced ring, median ebar of %d) = %s ms; delta = transfer %s ms + reduction %s ms = %s ms; "
-              "Delta - delta = %s\n",
-              config.baseline_iterations, fixed(b.balanced_ring_s * 1e3, 3).c_str(), fixed(b.transfer_s * 1e3, 3).c_str(),
-              fixed(b.reduction_s * 1e3, 3).c_str(), fixed(b.small_delta_s() * 1e3, 3).c_str(),
-              possible_saving_text(b).c_str());
-  std::printf("# ebar_ms: mean over iterations of the average over ranks of the allreduce's time; x_ring: "
-              "ebar_ring / ebar; saved: (ebar_ring - ebar) / (Delta - delta)\n");
+  std::printf(
+      "# Delta (balanced ring, median ebar of %d) = %s; delta = transfer %s (the faster of MPI_Send/Recv "
+      "%s, earlybird bcast %s) + reduction %s = %s; Delta - delta = %s\n",
+      config.baseline_iterations, ms_text(b.balanced_ring_s).c_str(), ms_text(b.transfer_s()).c_str(),
+      ms_text(b.mpi_transfer_s).c_str(), ms_text(b.earlybird_transfer_s).c_str(), ms_text(b.reduction_s).c_str(),
+      ms_text(b.small_delta_s()).c_str(), possible_saving_text(b).c_str());
+  std::printf(
+      "# ebar_ms: mean over iterations of the average over ranks of the allreduce's time; x_ring: "
+      "ebar_ring / ebar; saved: (ebar_ring - ebar) / (Delta - delta)\n");
   const int width = column_width(t.contenders);
   std::printf("%9s %-8s", "delay_ms", "metric");
   for (const auto& c : t.contenders) std::printf(" %*s", width, c.name.c_str());
@@ -468,13 +529,13 @@ std::uint64_t iteration_key(std::size_t mode, std::size_t size, std::size_t dela
 
 // An untimed, balanced call of every contender: warms it up and finds the ones
 // the runtime rejects ("unknown algorithm" until they exist). Agreed on all ranks.
-std::vector<std::string> warm_up(const std::vector<Contender>& contenders, const IterationData& data) {
+std::vector<std::string> warm_up(const std::vector<Contender>& contenders, IterationData& data) {
   std::vector<std::string> errors;
   for (const auto& contender : contenders) {
-    std::vector<float> out(data.input.size(), -1.0f);
+    poison_output(data);
     two_barriers();
-    const std::string error = call_catching(contender, data, out);
-    CallOutcome o = agree(0, error.empty() && !matches(out, data.expected), error);
+    const std::string error = call_catching(contender, data);
+    CallOutcome o = agree(0, error.empty() && !matches(data.output, data.expected), error);
     if (o.error.empty() && o.wrong) o.error = "wrong result in the warm-up call";
     errors.push_back(o.error);
   }
@@ -486,18 +547,21 @@ struct Totals {
   long long earlybird_failures = 0;
 };
 
-// All iterations of one delay, every contender once per iteration; returns
-// the cells and marks new failures in `errors`.
-std::vector<Cell> run_delay(Communicator& comm, const PapConfig& config, const TableContext& t,
+// All iterations of one delay, every contender once per iteration with the
+// same input and delays; the order rotates by one contender per iteration,
+// so no algorithm always runs first. Returns the cells and marks new
+// failures in `errors`.
+std::vector<Cell> run_delay(Communicator& comm, const PapConfig& config, const TableContext& t, IterationData& data,
                             std::uint64_t key_prefix, double delay_ms, std::vector<std::string>& errors) {
   std::vector<Cell> cells(t.contenders.size());
   for (std::size_t a = 0; a < cells.size(); ++a) cells[a].error = errors[a];
   for (int k = 0; k < config.iterations; ++k) {
     const std::uint64_t key = key_prefix + static_cast<std::uint64_t>(k);
-    const IterationData data = make_iteration_data(config.seed, key, comm.rank(), comm.size(), t.count);
+    refill(data, config.seed, key, comm.rank(), comm.size());
     std::mt19937_64 delays = engine_for(config.seed, {key, static_cast<std::uint64_t>(comm.rank()), 0xde1a});
     const double half_ms = half_phase_ms(t.mode, delay_ms, comm.rank(), delays);
-    for (std::size_t a = 0; a < cells.size(); ++a) {
+    for (std::size_t j = 0; j < cells.size(); ++j) {
+      const std::size_t a = (j + static_cast<std::size_t>(k)) % cells.size();
       if (!cells[a].error.empty()) continue;
       const CallOutcome o = delayed_call(comm, t.contenders[a], data, half_ms);
       if (!o.error.empty()) {
@@ -523,8 +587,8 @@ long long count_failed_earlybird(const std::vector<Contender>& contenders, const
 }
 
 void run_table(Communicator& comm, const PapConfig& config, const Args& args, const TableContext& t,
-               std::size_t mode_index, std::size_t size_index, std::vector<std::string> errors, Csv& csv,
-               Totals& totals) {
+               IterationData& data, std::size_t mode_index, std::size_t size_index, std::vector<std::string> errors,
+               Csv& csv, Totals& totals) {
   const int rank = comm.rank();
   print_run_header("pap (allreduce, float32, sum; arrival pattern, Proficz 2018)", args, MPI_COMM_WORLD);
   if (rank == 0) {
@@ -535,7 +599,7 @@ void run_table(Communicator& comm, const PapConfig& config, const Args& args, co
   for (std::size_t d = 0; d < config.delays_ms.size(); ++d) {
     const std::vector<std::string> before = errors;
     const std::uint64_t key_prefix = iteration_key(mode_index, size_index, d, 0);
-    const auto cells = run_delay(comm, config, t, key_prefix, config.delays_ms[d], errors);
+    const auto cells = run_delay(comm, config, t, data, key_prefix, config.delays_ms[d], errors);
     add_wrong(totals, cells);
     if (rank == 0) {
       print_delay_block(t, config.delays_ms[d], cells);
@@ -546,8 +610,8 @@ void run_table(Communicator& comm, const PapConfig& config, const Args& args, co
     }
     write_csv_rows(csv, t, config.delays_ms[d], cells);
     std::fflush(stdout);
-    progress(rank, std::string("pap ") + to_string(t.mode) + " " + format_bytes(t.count * sizeof(float)) +
-                       " delay " + fixed(config.delays_ms[d], 0) + " ms done");
+    progress(rank, std::string("pap ") + to_string(t.mode) + " " + format_bytes(t.count * sizeof(float)) + " delay " +
+                       fixed(config.delays_ms[d], 0) + " ms done");
   }
   totals.earlybird_failures += count_failed_earlybird(t.contenders, errors);
 }
@@ -562,13 +626,14 @@ int run_pap(Communicator& comm, const Args& args) {
   Totals totals;
   for (std::size_t s = 0; s < config.counts.size(); ++s) {
     const std::size_t count = std::max<std::size_t>(1, config.counts[s]);
-    const IterationData balanced = make_iteration_data(config.seed, ~0ull - s, comm.rank(), comm.size(), count);
-    const std::vector<std::string> errors = warm_up(contenders, balanced);
+    IterationData data(count);
+    refill(data, config.seed, ~0ull - s, comm.rank(), comm.size());
+    const std::vector<std::string> errors = warm_up(contenders, data);
     const Baselines baselines =
-        measure_baselines(contenders[0], errors[0].empty(), balanced, config.baseline_iterations, mpi_comm.comm);
+        measure_baselines(comm, contenders[0], errors[0].empty(), data, config.baseline_iterations, mpi_comm.comm);
     for (std::size_t m = 0; m < config.modes.size(); ++m) {
       const TableContext t{config.modes[m], count, comm.size(), baselines, contenders};
-      run_table(comm, config, args, t, m, s, errors, csv, totals);
+      run_table(comm, config, args, t, data, m, s, errors, csv, totals);
     }
   }
   if (comm.rank() == 0)
