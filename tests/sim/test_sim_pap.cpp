@@ -58,14 +58,17 @@ void rank_case(Communicator& comm, const PapCase& c, int delay_ms, const std::st
   if (!c.in_place && in != make_input<T>(rank, c.count, Op::sum)) failures.add(on_rank(what, rank) + ": input modified");
 }
 
-void run_case(SimWorld& world, const PapCase& c, Failures& failures) {
-  const std::string what = describe(c, world.size());
-  const std::vector<int> delays = arrival_delays(c.arrival, world.size(), c.seed);
+void run_case(SimWorld& world, const PapCase& c, const std::vector<int>& delays, const std::string& what,
+              Failures& failures) {
   run_bounded(world, failures, what, [&](int rank, Communicator& comm) {
     const int delay = delays[static_cast<std::size_t>(rank)];
     if (c.use_double) rank_case<double>(comm, c, delay, what, failures);
     else rank_case<std::int32_t>(comm, c, delay, what, failures);
   });
+}
+
+void run_case(SimWorld& world, const PapCase& c, Failures& failures) {
+  run_case(world, c, arrival_delays(c.arrival, world.size(), c.seed), describe(c, world.size()), failures);
 }
 
 std::vector<std::size_t> counts_for(int p) {
@@ -91,8 +94,8 @@ TEST_CASE("the catalogue binds each PAP algorithm to its arrival order") {
   for (const auto& [name, order] : expected) {
     CAPTURE(name);
     const coll::Algorithm* algorithm = coll::find_allreduce(name);
-    REQUIRE(algorithm != nullptr);
-    CHECK(algorithm->arrival == order);
+    CHECK(algorithm != nullptr);
+    if (algorithm) CHECK(algorithm->arrival == order);
   }
 }
 
@@ -123,13 +126,8 @@ TEST_CASE("consecutive PAP calls on one communicator, a different late rank each
         PapCase c{algorithm, 1000 + 37 * static_cast<std::size_t>(k), k % 2 == 1, k % 4 >= 2, Arrival::one_late,
                   modes[k % 3], static_cast<std::uint32_t>(k)};
         const int late = (2 * k + 1) % p;
-        const std::vector<int> delays = late_rank_delays(p, late, 30);
         const std::string what = describe(c, p) + " call " + std::to_string(k) + " late rank " + std::to_string(late);
-        run_bounded(world, failures, what, [&](int rank, Communicator& comm) {
-          const int delay = delays[static_cast<std::size_t>(rank)];
-          if (c.use_double) rank_case<double>(comm, c, delay, what, failures);
-          else rank_case<std::int32_t>(comm, c, delay, what, failures);
-        });
+        run_case(world, c, late_rank_delays(p, late, 30), what, failures);
       }
       failures.report();
     }
