@@ -129,7 +129,7 @@ TEST_CASE("the catalogue's pipelined algorithms honour segment_elems and default
     const std::size_t count = 3 * 131072 + 5;  // 4-byte elements: four default segments
     const ScheduleStats by_default = schedule_stats(algorithm->make(4, count, {}, kElemBytes));
     CHECK(by_default.per_rank[0].puts == 4 * (std::string_view(name) == "chain" ? 1 : 2));
-    const ScheduleStats small = schedule_stats(algorithm->make(4, 100, {10, 0}, kElemBytes));
+    const ScheduleStats small = schedule_stats(algorithm->make(4, 100, segments_of(10), kElemBytes));
     CHECK(small.per_rank[0].puts == 10 * (std::string_view(name) == "chain" ? 1 : 2));
   }
   for (const char* name : {"binomial", "scatter_allgather"}) {
@@ -146,7 +146,7 @@ TEST_CASE("large P: every algorithm for P in {100, 127, 128, 1000}, counts {0, 1
         CAPTURE(algorithm.name);
         CAPTURE(p);
         CAPTURE(count);
-        check_verified(algorithm.make(p, count, {4, 0}, kElemBytes), 1);
+        check_verified(algorithm.make(p, count, segments_of(4), kElemBytes), 1);
       }
     }
   }

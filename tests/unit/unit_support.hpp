@@ -25,6 +25,13 @@ struct StringMaker<earlybird::coll::Range> {
 
 namespace earlybird::coll::test {
 
+// Parameters with only the segment length set.
+inline AlgorithmParams segments_of(std::size_t elems) {
+  AlgorithmParams params;
+  params.segment_elems = elems;
+  return params;
+}
+
 inline Slot in(int rank, std::size_t begin, std::size_t count) {
   return {rank, Buffer::input, {begin, count}};
 }
@@ -81,8 +88,13 @@ inline std::string first_acknowledgement(const Schedule& s) {
       const Step& from = steps[d];
       const Step& to = steps[id];
       if (from.owner == to.owner) continue;
-      const bool carries_data = from.kind == StepKind::put && to.src.buffer == Buffer::scratch &&
-                                from.dst.rank == to.src.rank && from.dst.range.overlaps(to.src.range);
+      auto reads_what_it_wrote = [&](const Slot& operand) {
+        return operand.buffer == Buffer::scratch && from.dst.rank == operand.rank &&
+               from.dst.range.overlaps(operand.range);
+      };
+      // A reduce may read the scratch on either side (dst = left op src).
+      const bool carries_data = from.kind == StepKind::put &&
+                                (reads_what_it_wrote(to.src) || (to.kind == StepKind::reduce && reads_what_it_wrote(to.left)));
       if (!carries_data) return to_string(to) + " waits on " + to_string(from);
     }
   return {};

@@ -47,9 +47,21 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
   return x < y + b_bytes && y < x + a_bytes;
 }
 
+// auto_pap is the runtime's choice, per call, among the arrival-ordered
+// allreduce schedules (pap/arrival_policy.hpp), not a schedule of its own; it
+// validates as pre_reduced_ring, whose requirements cover the others'.
+constexpr const char* kAutoPap = "auto_pap";
+
+const coll::Algorithm* find_runnable(Collective collective, const std::string& name) {
+  if (collective == Collective::allreduce && name == kAutoPap)
+    return coll::find_algorithm(collective, "pre_reduced_ring");
+  return coll::find_algorithm(collective, name);
+}
+
 std::string algorithm_names(Collective collective) {
   std::string names;
   for (const auto& a : coll::algorithms(collective)) names += (names.empty() ? "" : ", ") + std::string(a.name);
+  if (collective == Collective::allreduce) names += std::string(", ") + kAutoPap;
   return names.empty() ? "(none yet)" : names;
 }
 
@@ -71,7 +83,7 @@ std::string describe(const CollectiveCall& call, const std::string& algorithm, i
 
 std::string invalid_reason(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {
   if (call.root < 0 || call.root >= ranks) return "root " + std::to_string(call.root) + " is not a rank";
-  const coll::Algorithm* info = coll::find_algorithm(call.collective, algorithm);
+  const coll::Algorithm* info = find_runnable(call.collective, algorithm);
   if (!info)
     return algorithm.empty() ? "no algorithm suits this call"
                              : "unknown algorithm; known: " + algorithm_names(call.collective);

@@ -1,8 +1,14 @@
 #include "comm_core.hpp"
 
+#include "../pap/arrival_policy.hpp"
+#include "../pap/global_clock.hpp"
+#include "../pap/step_cost.hpp"
+
 #include <earlybird/collectives/catalogue.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -32,11 +38,15 @@ CommOptions comm_options_from_environment() {
   CommOptions o;
   o.scratch_bytes = env_size("EARLYBIRD_SCRATCH_BYTES", o.scratch_bytes);
   o.timeout = std::chrono::milliseconds(env_size("EARLYBIRD_TIMEOUT_MS", static_cast<std::size_t>(o.timeout.count())));
+  if (const char* ms = std::getenv("EARLYBIRD_STRAGGLER_MS"); ms && *ms)
+    o.straggler_after = std::chrono::milliseconds(env_size("EARLYBIRD_STRAGGLER_MS", 1));
+  o.verbose = std::getenv("EARLYBIRD_VERBOSE") && std::string(std::getenv("EARLYBIRD_VERBOSE")) == "1";
   return o;
 }
 
-WindowLayout layout_for(const CommOptions& options) {
+WindowLayout layout_for(const CommOptions& options, int ranks) {
   WindowLayout layout;
+  layout.ranks = ranks;
   layout.flags_per_lane = options.flags_per_lane;
   layout.scratch_bytes = (options.scratch_bytes + 63) / 64 * 64;
   return layout;
@@ -52,10 +62,11 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
     : engine_(&engine),
       transport_(std::move(transport)),
       options_(options),
-      layout_(layout_for(options)),
+      layout_(layout_for(options, transport_->size())),
       rank_(transport_->rank()),
       size_(transport_->size()),
-      lanes_(*transport_, size_) {}
+      lanes_(*transport_, size_),
+      board_(*transport_, layout_) {}
 
 CommCore::~CommCore() = default;
 
@@ -68,6 +79,7 @@ std::shared_ptr<const coll::RankPlan> CommCore::plan_for(const PlanKey& key) {
   coll::AlgorithmParams params;
   params.segment_elems = key.segment_elems;
   params.fanout = key.fanout;
+  params.presteps = key.presteps;
   auto plan = std::make_shared<const coll::RankPlan>(
       coll::project(info->make(size_, key.count, params, key.elem_bytes), key.virtual_rank));
   std::lock_guard lock(cache_mutex_);
@@ -111,8 +123,11 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
   const int virtual_rank = (rank_ - call.root + size_) % size_;
   const std::size_t segment_elems =
       call.options.segment_bytes ? std::max<std::size_t>(1, call.options.segment_bytes / elem) : 0;
-  PlanKey key{call.collective, algorithm, call.count, segment_elems, call.options.fanout, virtual_rank, elem};
-  const std::size_t wanted = call.count == 0 ? 1 : batch_count(key);
+  const bool by_arrival = pap::arrival_ordered(algorithm);
+  // Arrival-ordered calls plan the ring as a stand-in until the decision.
+  PlanKey key{call.collective, by_arrival ? "ring" : algorithm, call.count, segment_elems, call.options.fanout,
+              virtual_rank, elem, {}};
+  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? arrival_batch_count(key) : batch_count(key);
   const std::size_t per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
   const std::size_t batches = call.count == 0 ? 1 : (call.count + per_batch - 1) / per_batch;
   const auto timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
@@ -120,6 +135,10 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
   const std::string description = describe(call, algorithm, rank_, size_);
   const bool all_started = coll::completion_implies_all_started(call.collective);
   const OperationContext ctx{transport_.get(), engine_, &lanes_, layout_, call.root};
+  const std::uint64_t arrival_call = by_arrival ? arrival_calls_.fetch_add(1) : 0;
+  const std::int64_t arrival_us = pap::global_now_us(*transport_);
+  const auto straggler_after =
+      call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
 
   std::vector<Pending> items;
   for (std::size_t b = 0; b < batches; ++b) {
@@ -130,10 +149,43 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
     auto* out = static_cast<std::byte*>(call.output);
     const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
                                    call.owned_input};
-    auto operation = std::make_shared<Operation>(plan_for(key), ctx, buffers, signature, timeout, description);
-    items.push_back({std::move(operation), future, b + 1 == batches, all_started});
+    ArrivalBinding arrival = by_arrival ? arrival_binding(algorithm, key, arrival_call, arrival_us) : ArrivalBinding{};
+    auto operation = std::make_shared<Operation>(plan_for(key), ctx, buffers, signature, timeout, description,
+                                                 std::move(arrival));
+    items.push_back({std::move(operation), future, b + 1 == batches, all_started, straggler_after});
   }
   return items;
+}
+
+// Batches of an arrival-ordered call: enough for whichever algorithm the
+// decision may pick (each at its default parameters).
+std::size_t CommCore::arrival_batch_count(PlanKey key) {
+  std::size_t batches = 1;
+  for (std::uint32_t r = 0; r < pap::kRunnableCount; ++r) {
+    key.algorithm = pap::catalogue_name(static_cast<pap::Runnable>(r));
+    batches = std::max(batches, batch_count(key));
+  }
+  return batches;
+}
+
+ArrivalBinding CommCore::arrival_binding(const std::string& algorithm, const PlanKey& key, std::uint64_t call,
+                                         std::int64_t arrival_us) {
+  const std::size_t bytes = key.count * key.elem_bytes;
+  pap::ArrivalEntry::Setup setup{*pap::requested_from_name(algorithm), call, arrival_us, pap::timing_for(bytes, size_)};
+  ArrivalBinding binding;
+  binding.entry = std::make_unique<pap::ArrivalEntry>(board_, rank_, size_, setup);
+  binding.plan_for = [this, key](const pap::ArrivalEntry& entry) {
+    PlanKey decided = key;
+    decided.algorithm = pap::catalogue_name(entry.runnable());
+    decided.virtual_rank = entry.virtual_rank();
+    decided.presteps = entry.presteps();
+    if (entry.runnable() != pap::Runnable::pre_reduced_ring) decided.presteps.clear();
+    auto plan = plan_for(decided);
+    if (!fits(*plan, key.elem_bytes))
+      throw Error(decided.algorithm + " with these pre-steps needs more scratch than the batch was sized for");
+    return plan;
+  };
+  return binding;
 }
 
 Future CommCore::run(const CollectiveCall& call) {
@@ -165,6 +217,8 @@ bool CommCore::poll(bool& still_active) {
     if (active_.op->finished()) {
       retire();
       progressed = true;
+    } else {
+      check_straggler();
     }
   }
   while (!active_.op && !queue_.empty()) {
@@ -190,7 +244,12 @@ void CommCore::start_next() {
     retire();
     return;
   }
-  active_.op->start(active_.op->talks_to_peers() ? next_sequence_++ : 0);
+  const bool talks = active_.op->talks_to_peers();
+  const std::uint64_t sequence = talks ? next_sequence_++ : 0;
+  if (talks) transport_->store_local(WindowLayout::kEnteredWordOffset, sequence);
+  active_since_ = std::chrono::steady_clock::now();
+  active_reported_ = false;
+  active_.op->start(sequence, talks && active_.op->arrival_ordered() ? next_epoch_++ : 0);
   if (active_.op->finished()) retire();
 }
 
@@ -206,6 +265,7 @@ void CommCore::retire() {
     active_.future->fail(error);
   } else {
     if (active_.op->sequence() > 0) lanes_.finished(active_.op->sequence(), active_.all_started);
+    if (active_.op->sequence() > 0 && active_.op->arrival_ordered()) warm_peers_ = active_.op->peers_written();
     if (active_.last_of_call) active_.future->complete();
   }
   active_ = Pending{};
@@ -217,10 +277,82 @@ std::shared_ptr<CommCore> CommCore::split(int color, int key) {
   return std::make_shared<CommCore>(*engine_, std::move(transport), options_);
 }
 
-void CommCore::monitor_phase_begin() {}
-void CommCore::monitor_edge(double) {}
-void CommCore::monitor_phase_end() {}
-std::optional<StragglerReport> CommCore::straggler_report() const { return std::nullopt; }
+// A call waiting past its straggler threshold asks every rank (one remote
+// read each, once per call) which collective it last entered.
+void CommCore::check_straggler() {
+  const auto waited = std::chrono::steady_clock::now() - active_since_;
+  if (active_reported_ || active_.straggler_after.count() <= 0 || waited < active_.straggler_after) return;
+  const std::uint64_t sequence = active_.op->sequence();
+  if (sequence == 0) return;
+  active_reported_ = true;
+  StragglerReport report;
+  report.collective = active_.op->description();
+  report.sequence = sequence;
+  report.waited = std::chrono::duration_cast<std::chrono::milliseconds>(waited);
+  try {
+    for (int r = 0; r < size_; ++r)
+      if (r != rank_ && transport_->load_remote(r, WindowLayout::kEnteredWordOffset) < sequence)
+        report.not_arrived.push_back(r);
+  } catch (const std::exception& e) {
+    active_.op->fail(std::string("straggler check failed: ") + e.what());
+    return;
+  }
+  if (options_.verbose) {
+    std::string ranks;
+    for (int r : report.not_arrived) ranks += " " + std::to_string(r);
+    std::fprintf(stderr, "earlybird: straggler report: %s waited %lld ms; not arrived:%s\n", report.collective.c_str(),
+                 static_cast<long long>(report.waited.count()), ranks.empty() ? " none" : ranks.c_str());
+  }
+  std::lock_guard lock(straggler_mutex_);
+  straggler_ = std::move(report);
+}
+
+std::optional<StragglerReport> CommCore::straggler_report() const {
+  std::lock_guard lock(straggler_mutex_);
+  return straggler_;
+}
+
+void CommCore::monitor_phase_begin() {
+  std::lock_guard lock(monitor_mutex_);
+  phase_begin_ = std::chrono::steady_clock::now();
+}
+
+void CommCore::monitor_phase_end() {
+  std::lock_guard lock(monitor_mutex_);
+  phase_begin_.reset();
+}
+
+// The estimate is for this rank's next arrival-ordered call; the progress
+// thread publishes it on rank 0's board, then warms up the connections the
+// last arrival-ordered collective used.
+void CommCore::monitor_edge(double fraction) {
+  const auto now = std::chrono::steady_clock::now();
+  const std::string where = "earlybird edge(" + std::to_string(fraction) + ") on rank " + std::to_string(rank_);
+  if (!(fraction > 0.0 && fraction <= 1.0)) throw Error(where + ": the fraction must be in (0, 1]");
+  if (closed_) throw Error(where + ": the communicator is closed");
+  std::chrono::steady_clock::time_point begin;
+  {
+    std::lock_guard lock(monitor_mutex_);
+    if (!phase_begin_) throw Error(where + ": no phase_begin() before it");
+    begin = *phase_begin_;
+  }
+  const auto estimate = begin + std::chrono::duration_cast<std::chrono::steady_clock::duration>((now - begin) / fraction);
+  const std::int64_t estimate_us = pap::global_us(*transport_, estimate);
+  const std::uint64_t call = arrival_calls_.load();
+  engine_->submit([self = shared_from_this(), call, estimate_us] {
+    try {
+      self->board_.publish_estimate(call, estimate_us);
+      self->warm_up();
+    } catch (const std::exception& e) {
+      if (self->broken_.empty()) self->broken_ = std::string("edge() failed: ") + e.what();
+    }
+  });
+}
+
+void CommCore::warm_up() {
+  const std::uint64_t value = 1;
+  for (int peer : warm_peers_) transport_->notify(peer, WindowLayout::kWarmUpWordOffset, value);
+}
 
 void CommCore::close() {
   if (closed_.exchange(true)) return;

@@ -6,6 +6,7 @@
 
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
+#include "../pap/arrival_board.hpp"
 #include "collective_call.hpp"
 #include "../progress/progress_engine.hpp"
 #include "../rma/transport.hpp"
@@ -30,11 +31,14 @@ struct CommOptions {
   std::size_t scratch_bytes = 8u << 20;  // per lane
   std::size_t flags_per_lane = 1u << 16;
   std::chrono::milliseconds timeout{120000};
+  std::chrono::milliseconds straggler_after{0};  // EARLYBIRD_STRAGGLER_MS; 0: off
+  bool verbose = false;                          // EARLYBIRD_VERBOSE=1
 };
 
 // Reads EARLYBIRD_SCRATCH_BYTES and EARLYBIRD_TIMEOUT_MS over the defaults.
 CommOptions comm_options_from_environment();
-WindowLayout layout_for(const CommOptions& options);
+// A communicator of `ranks` ranks.
+WindowLayout layout_for(const CommOptions& options, int ranks);
 
 class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> {
  public:
@@ -66,6 +70,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
     std::shared_ptr<FutureState> future;
     bool last_of_call = true;
     bool all_started = false;  // completing it implies every rank started it
+    std::chrono::milliseconds straggler_after{0};  // 0: no straggler report
   };
   // What identifies a plan: the call's collective, algorithm, parameters and
   // element count, and this rank's virtual rank (its distance from the root).
@@ -77,6 +82,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
     int fanout;
     int virtual_rank;
     std::size_t elem_bytes;
+    std::vector<std::uint32_t> presteps;  // pre_reduced_ring's k
     auto operator<=>(const PlanKey&) const = default;
   };
   std::shared_ptr<const coll::RankPlan> plan_for(const PlanKey& key);
@@ -84,6 +90,11 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   std::size_t batch_count(PlanKey key);
   std::vector<Pending> operations(const CollectiveCall& call, const std::string& algorithm,
                                   const std::shared_ptr<FutureState>& future);
+  std::size_t arrival_batch_count(PlanKey key);
+  ArrivalBinding arrival_binding(const std::string& algorithm, const PlanKey& key, std::uint64_t call,
+                                 std::int64_t arrival_us);
+  void check_straggler();
+  void warm_up();
   void submit(std::vector<Pending> items);
   void start_next();
   void retire();
@@ -103,7 +114,19 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   std::deque<Pending> queue_;
   Pending active_;
   std::uint64_t next_sequence_ = 1;
+  std::uint64_t next_epoch_ = 0;  // arrival-ordered operations started
   LaneGuard lanes_;
+  pap::ArrivalBoard board_;
+  std::chrono::steady_clock::time_point active_since_;
+  bool active_reported_ = false;
+  std::vector<int> warm_peers_;  // whom the last arrival-ordered operation wrote to
+
+  // Caller threads.
+  std::atomic<std::uint64_t> arrival_calls_{0};  // arrival-ordered calls submitted
+  std::mutex monitor_mutex_;
+  std::optional<std::chrono::steady_clock::time_point> phase_begin_;
+  mutable std::mutex straggler_mutex_;
+  std::optional<StragglerReport> straggler_;
   std::string broken_;
   std::vector<std::shared_ptr<FutureState>> drain_waiters_;
 };

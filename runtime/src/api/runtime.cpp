@@ -54,7 +54,9 @@ struct Runtime::Impl {
   Communicator world;
 
   Communicator make(MPI_Comm comm) {
-    auto transport = std::make_unique<MpiTransport>(comm, detail::layout_for(comm_options).total_bytes());
+    int ranks = 0;
+    MPI_Comm_size(comm, &ranks);
+    auto transport = std::make_unique<MpiTransport>(comm, detail::layout_for(comm_options, ranks).total_bytes());
     auto core = std::make_shared<detail::CommCore>(*engine, std::move(transport), comm_options);
     cores.push_back(core);
     return Communicator(detail::user_handle(std::move(core)));

@@ -22,7 +22,7 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   comm_options.scratch_bytes = options.scratch_bytes;
   comm_options.flags_per_lane = 1u << 14;
   comm_options.timeout = options.timeout;
-  auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options).total_bytes());
+  auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options, ranks).total_bytes());
   if (ranks > topo::core_count()) topo::note_oversubscribed();
   for (int r = 0; r < ranks; ++r) {
     impl_->engines.push_back(std::make_unique<ProgressEngine>(EngineOptions{options.worker_threads, -1}));

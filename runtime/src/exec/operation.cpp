@@ -33,19 +33,43 @@ thread_local std::vector<WorkItem>* tl_work = nullptr;
 
 Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, OperationContext context,
                      OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout,
-                     std::string description)
+                     std::string description, ArrivalBinding arrival)
     : plan_(std::move(plan)),
       ctx_(context),
+      arrival_(std::move(arrival)),
       buf_(buffers),
       elem_(size_of(buffers.type)),
       signature_(signature & kSignatureMask),
       timeout_(timeout),
       description_(std::move(description)) {}
 
-void Operation::start(std::uint64_t sequence) {
+void Operation::start(std::uint64_t sequence, std::uint64_t epoch) {
   sequence_ = sequence;
   lane_ = static_cast<int>(sequence % WindowLayout::kLanes);
   deadline_ = Clock::now() + timeout_;
+  if (!arrival_.entry || sequence == 0) {  // static binding; or nothing to exchange
+    rank_of_.resize(static_cast<std::size_t>(plan_->ranks));
+    for (int v = 0; v < plan_->ranks; ++v) rank_of_[static_cast<std::size_t>(v)] = (v + ctx_.root) % plan_->ranks;
+    return run_plan();
+  }
+  remaining_.store(1, std::memory_order_relaxed);  // not finished while entering
+  try {
+    if (arrival_.entry->begin(epoch)) enter_when_bound();
+  } catch (const std::exception& e) {
+    fail(std::string("arrival entry failed: ") + e.what());
+  }
+}
+
+// The decision is known: run the decided plan at this rank's position.
+bool Operation::enter_when_bound() {
+  if (!arrival_.entry->bound() && !arrival_.entry->poll()) return false;
+  plan_ = arrival_.plan_for(*arrival_.entry);
+  rank_of_ = arrival_.entry->ranks_by_virtual();
+  run_plan();
+  return true;
+}
+
+void Operation::run_plan() {
   const auto& steps = plan_->steps;
   waits_ = std::make_unique<std::atomic<std::uint32_t>[]>(steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) waits_[i].store(steps[i].waits, std::memory_order_relaxed);
@@ -109,7 +133,7 @@ void Operation::dispatch_now(std::uint32_t step) {
     ctx_.engine->submit([self = shared_from_this(), step] { self->dispatch(step); });
     return;
   }
-  if (transfer && !lanes_free(s, true)) {
+  if (transfer && !targets_ready(s, true)) {
     parked_.push_back({step, Phase::execute});
     return;
   }
@@ -179,7 +203,7 @@ void Operation::finish_step(std::uint32_t step) {
       ctx_.engine->submit([self = shared_from_this(), step] { self->finish_step(step); });
       return;
     }
-    if (!lanes_free(s, false)) {
+    if (!targets_ready(s, false)) {
       parked_.push_back({step, Phase::notify});
       return;
     }
@@ -201,18 +225,39 @@ void Operation::satisfy(std::uint32_t step) {
   if (waits_[step].fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(step);
 }
 
-// Every peer this step writes (its put's target, the targets of its
-// notifications) must be free for this sequence number; asks the ones that
-// are not known to be.
-bool Operation::lanes_free(const PlanStep& s, bool check_data_target) {
+// Whether the rank at `virtual_rank` is known; with ticket binding, looks at
+// the board (at most once per poll) for holders that arrived meanwhile.
+bool Operation::known(int virtual_rank) {
+  if (real_rank(virtual_rank) >= 0) return true;
+  if (learnt_this_poll_) return false;
+  learnt_this_poll_ = true;
+  if (arrival_.entry->learn_holders()) rank_of_ = arrival_.entry->ranks_by_virtual();
+  return real_rank(virtual_rank) >= 0;
+}
+
+std::string Operation::name_of(int virtual_rank) const {
+  const int rank = real_rank(virtual_rank);
+  if (rank >= 0) return "rank " + std::to_string(rank);
+  return "the rank arriving in position " + std::to_string(virtual_rank) + " (not arrived yet)";
+}
+
+// Every peer this step reaches (its transfer's peer, the targets of its
+// notifications) must be bound to a rank, and the ones it writes must be free
+// for this sequence number; asks the ones that are not known to be.
+bool Operation::targets_ready(const PlanStep& s, bool check_data_target) {
   bool free = true;
   auto check = [&](int virtual_peer) {
+    if (!known(virtual_peer)) {
+      free = false;
+      return;
+    }
     const int peer = real_rank(virtual_peer);
     if (ctx_.lanes->free(peer, sequence_)) return;
     ctx_.lanes->ask(peer);
     free = free && ctx_.lanes->free(peer, sequence_);
   };
   if (check_data_target && s.kind == StepKind::put) check(s.peer);
+  if (check_data_target && s.kind == StepKind::get && !known(s.peer)) free = false;
   for (std::uint32_t n = s.note_begin; n < s.note_end; ++n) check(plan_->notes[n].target);
   return free;
 }
@@ -232,6 +277,8 @@ bool Operation::retry_parked() {
 
 bool Operation::poll() {
   if (failed_.load(std::memory_order_acquire)) return false;
+  learnt_this_poll_ = false;
+  if (!waits_) return poll_entry();
   bool progressed = retry_parked();
   for (std::size_t i = 0; i < unseen_flags_.size();) {
     const std::size_t before = unseen_flags_.size();
@@ -257,7 +304,7 @@ void Operation::check_flag(std::size_t index, bool& progressed) {
   const std::uint64_t seen_sequence = value >> kSignatureBits;
   if (seen_sequence < sequence_) return;
   if (seen_sequence > sequence_ || (value & kSignatureMask) != signature_) {
-    fail("rank " + std::to_string(real_rank(plan_->flag_source[flag])) +
+    fail(name_of(plan_->flag_source[flag]) +
          " called a different collective (count, type, op or algorithm differ, or calls are out of order)");
     return;
   }
@@ -269,15 +316,45 @@ void Operation::check_flag(std::size_t index, bool& progressed) {
 }
 
 std::string Operation::missing_flags() const {
-  std::vector<int> ranks;
-  for (std::uint32_t flag : unseen_flags_) ranks.push_back(real_rank(plan_->flag_source[flag]));
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  if (ranks.empty()) return "all peers' notifications arrived, local steps did not finish";
-  std::string out = "still waiting for rank";
-  out += ranks.size() > 1 ? "s" : "";
-  for (std::size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : " ") + std::to_string(ranks[i]);
+  std::vector<int> sources;
+  for (std::uint32_t flag : unseen_flags_) sources.push_back(plan_->flag_source[flag]);
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  if (sources.empty()) return "all peers' notifications arrived, local steps did not finish";
+  std::vector<std::string> names;
+  for (int v : sources) names.push_back(name_of(v));
+  std::sort(names.begin(), names.end());
+  std::string out = "still waiting for";
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : " ") + names[i];
   return out;
+}
+
+// Still learning the binding: reads the decision; the watchdog covers a
+// decider that never publishes.
+bool Operation::poll_entry() {
+  try {
+    if (enter_when_bound()) return true;
+  } catch (const std::exception& e) {
+    fail(std::string("arrival entry failed: ") + e.what());
+    return true;
+  }
+  ctx_.transport->poll_hook();
+  if (Clock::now() > deadline_)
+    fail("watchdog: the first rank to arrive published no schedule decision within " +
+         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms");
+  return false;
+}
+
+std::vector<int> Operation::peers_written() const {
+  std::vector<int> peers;
+  for (const PlanStep& s : plan_->steps) {
+    if (s.kind == StepKind::put && real_rank(s.peer) >= 0) peers.push_back(real_rank(s.peer));
+    for (std::uint32_t n = s.note_begin; n < s.note_end; ++n)
+      if (real_rank(plan_->notes[n].target) >= 0) peers.push_back(real_rank(plan_->notes[n].target));
+  }
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  return peers;
 }
 
 }  // namespace earlybird

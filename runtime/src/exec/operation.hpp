@@ -8,6 +8,7 @@
 // (for a put: after its data is complete at the target).
 #pragma once
 
+#include "../pap/arrival_entry.hpp"
 #include "../progress/progress_engine.hpp"
 #include "lane_guard.hpp"
 #include "../rma/transport.hpp"
@@ -20,6 +21,7 @@
 #include <chrono>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,6 +39,15 @@ struct OperationContext {
   int root = 0;
 };
 
+// An arrival-ordered operation learns its schedule and binding at start:
+// `entry` takes the ticket (and reads or makes the epoch's decision), then
+// `plan_for` gives the plan of the decided algorithm for this rank's
+// arrival position.
+struct ArrivalBinding {
+  std::unique_ptr<pap::ArrivalEntry> entry;
+  std::function<std::shared_ptr<const coll::RankPlan>(const pap::ArrivalEntry&)> plan_for;
+};
+
 struct OperationBuffers {
   const std::byte* input = nullptr;  // already offset to this batch
   std::byte* output = nullptr;
@@ -49,15 +60,21 @@ class Operation : public std::enable_shared_from_this<Operation> {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // `plan`: the plan to run; for an arrival-ordered operation (`arrival` set)
+  // a stand-in with the same peers-or-not answer, replaced at start.
   Operation(std::shared_ptr<const coll::RankPlan> plan, OperationContext context,
             OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout,
-            std::string description);
+            std::string description, ArrivalBinding arrival = {});
 
   // False when the plan exchanges nothing with peers (count 0, or P = 1): such
   // an operation runs locally and consumes no sequence number.
   bool talks_to_peers() const { return plan_->flags > 0 || !plan_->notes.empty(); }
-  // Progress thread: begin executing with this sequence number.
-  void start(std::uint64_t sequence);
+  // Progress thread: begin executing with this sequence number; `epoch`
+  // numbers the arrival-ordered operations of the communicator.
+  void start(std::uint64_t sequence, std::uint64_t epoch = 0);
+  bool arrival_ordered() const { return arrival_.entry != nullptr; }
+  // Ranks this operation wrote to (data or notifications), once finished.
+  std::vector<int> peers_written() const;
   // Progress thread: look at awaited flags and the watchdog. True on progress.
   bool poll();
   // Every step done, or failed with no task still touching user buffers.
@@ -70,6 +87,9 @@ class Operation : public std::enable_shared_from_this<Operation> {
   std::uint64_t sequence() const { return sequence_; }
 
  private:
+  void run_plan();
+  bool enter_when_bound();
+  bool poll_entry();
   void dispatch(std::uint32_t step);
   void dispatch_now(std::uint32_t step);
   void run_compute_task(std::uint32_t step);
@@ -80,18 +100,24 @@ class Operation : public std::enable_shared_from_this<Operation> {
   std::string missing_flags() const;
   std::byte* local(coll::Buffer buffer, coll::Range range) const;
   std::size_t scratch_offset(coll::Range range) const;
-  int real_rank(int virtual_rank) const { return (virtual_rank + ctx_.root) % plan_->ranks; }
+  // Rank bound to a virtual rank; -1 while unknown (ticket binding).
+  int real_rank(int virtual_rank) const { return rank_of_[static_cast<std::size_t>(virtual_rank)]; }
+  std::string name_of(int virtual_rank) const;
+  bool known(int virtual_rank);
   // Lane guard: a step that writes peers' windows waits until they are free.
   enum class Phase : std::uint8_t { execute, notify };
   struct Parked {
     std::uint32_t step;
     Phase phase;
   };
-  bool lanes_free(const coll::PlanStep& s, bool check_data_target);
+  bool targets_ready(const coll::PlanStep& s, bool check_data_target);
   bool retry_parked();
 
   std::shared_ptr<const coll::RankPlan> plan_;
   OperationContext ctx_;
+  ArrivalBinding arrival_;
+  std::vector<int> rank_of_;  // by virtual rank
+  bool learnt_this_poll_ = false;
   OperationBuffers buf_;
   std::size_t elem_;
   std::uint64_t signature_;

@@ -3,6 +3,7 @@
 #include <earlybird/future.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -10,7 +11,10 @@
 
 namespace earlybird {
 
-InProcFabric::InProcFabric(int ranks, std::size_t window_bytes) : bytes_(window_bytes) {
+InProcFabric::InProcFabric(int ranks, std::size_t window_bytes)
+    : bytes_(window_bytes),
+      origin_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     std::chrono::steady_clock::now().time_since_epoch()).count()) {
   for (int r = 0; r < ranks; ++r) {
     auto* memory = static_cast<std::byte*>(std::aligned_alloc(64, (window_bytes + 63) / 64 * 64 + 64));
     if (!memory) throw std::bad_alloc();
@@ -56,6 +60,21 @@ std::uint64_t InProcTransport::load_remote(int target, std::size_t offset) {
 void InProcTransport::store_local(std::size_t offset, std::uint64_t value) {
   auto* word = reinterpret_cast<std::uint64_t*>(window() + offset);
   std::atomic_ref<std::uint64_t>(*word).store(value, std::memory_order_release);
+}
+
+std::uint64_t InProcTransport::fetch_add(int target, std::size_t offset, std::uint64_t value) {
+  check(target, offset, sizeof value);
+  auto* word = reinterpret_cast<std::uint64_t*>(fabric_->window(target) + offset);
+  return std::atomic_ref<std::uint64_t>(*word).fetch_add(value, std::memory_order_acq_rel);
+}
+
+void InProcTransport::load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = load_remote(target, offset + i * sizeof(std::uint64_t));
+}
+
+void InProcTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words,
+                                         std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) notify(target, offset + i * sizeof(std::uint64_t), words[i]);
 }
 
 std::unique_ptr<Transport> InProcTransport::split(int, int, std::size_t) {

@@ -5,6 +5,7 @@
 
 #include "transport.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -17,12 +18,14 @@ class InProcFabric {
   std::byte* window(int rank) { return windows_[static_cast<std::size_t>(rank)].get(); }
   std::size_t window_bytes() const { return bytes_; }
   int size() const { return static_cast<int>(windows_.size()); }
+  std::int64_t clock_origin_ns() const { return origin_ns_; }
 
  private:
   struct FreeAligned {
     void operator()(std::byte* p) const;
   };
   std::size_t bytes_;
+  std::int64_t origin_ns_;  // steady clock at creation: all ranks share it
   std::vector<std::unique_ptr<std::byte, FreeAligned>> windows_;
 };
 
@@ -39,6 +42,10 @@ class InProcTransport final : public Transport {
   std::uint64_t load_flag(std::size_t offset) override;
   std::uint64_t load_remote(int target, std::size_t offset) override;
   void store_local(std::size_t offset, std::uint64_t value) override;
+  std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
+  void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
+  void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
+  std::int64_t clock_origin_ns() const override { return fabric_->clock_origin_ns(); }
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
 
  private:

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <vector>
 #include <cstring>
 #include <string>
 
@@ -44,6 +46,69 @@ MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes) : bytes_(win
   std::memset(base_, 0, window_bytes);
   check_mpi(MPI_Barrier(comm_), "MPI_Barrier (window set-up)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+  clock_ = agree_on_clock(comm_);
+}
+
+namespace {
+
+constexpr int kClockRounds = 8;
+constexpr int kClockTag = 7301;
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Rank 0's side with one peer: the offset of the round with the least round trip.
+ClockSync measure_peer(MPI_Comm comm, int peer) {
+  ClockSync best;
+  std::int64_t best_rtt = -1;
+  for (int round = 0; round < kClockRounds; ++round) {
+    std::int64_t remote = 0;
+    const std::int64_t sent = steady_ns();
+    check_mpi(MPI_Send(&sent, 1, MPI_INT64_T, peer, kClockTag, comm), "MPI_Send (clock agreement)");
+    check_mpi(MPI_Recv(&remote, 1, MPI_INT64_T, peer, kClockTag, comm, MPI_STATUS_IGNORE), "MPI_Recv (clock agreement)");
+    const std::int64_t received = steady_ns();
+    const std::int64_t rtt = received - sent;
+    if (best_rtt < 0 || rtt < best_rtt) {
+      best_rtt = rtt;
+      best.offset_ns = remote - (sent + received) / 2;
+      best.error_ns = (rtt + 1) / 2;
+    }
+  }
+  return best;
+}
+
+void answer_rank0(MPI_Comm comm) {
+  for (int round = 0; round < kClockRounds; ++round) {
+    std::int64_t ping = 0;
+    check_mpi(MPI_Recv(&ping, 1, MPI_INT64_T, 0, kClockTag, comm, MPI_STATUS_IGNORE), "MPI_Recv (clock agreement)");
+    const std::int64_t now = steady_ns();
+    check_mpi(MPI_Send(&now, 1, MPI_INT64_T, 0, kClockTag, comm), "MPI_Send (clock agreement)");
+  }
+}
+
+}  // namespace
+
+ClockSync agree_on_clock(MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::vector<std::int64_t> table(rank == 0 ? 3 * static_cast<std::size_t>(size) : 0);
+  if (rank == 0) {
+    const std::int64_t origin = steady_ns();
+    for (int peer = 1; peer < size; ++peer) {
+      const ClockSync peer_sync = measure_peer(comm, peer);
+      table[3 * static_cast<std::size_t>(peer)] = peer_sync.offset_ns;
+      table[3 * static_cast<std::size_t>(peer) + 1] = peer_sync.error_ns;
+    }
+    for (int peer = 0; peer < size; ++peer) table[3 * static_cast<std::size_t>(peer) + 2] = origin;
+  } else {
+    answer_rank0(comm);
+  }
+  std::int64_t mine[3] = {0, 0, 0};
+  check_mpi(MPI_Scatter(table.data(), 3, MPI_INT64_T, mine, 3, MPI_INT64_T, 0, comm), "MPI_Scatter (clock agreement)");
+  return ClockSync{mine[0], mine[1], mine[2]};
 }
 
 MpiTransport::~MpiTransport() {
@@ -90,6 +155,32 @@ std::uint64_t MpiTransport::load_remote(int target, std::size_t offset) {
             "MPI_Fetch_and_op (remote read)");
   check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush (remote read)");
   return value;
+}
+
+std::uint64_t MpiTransport::fetch_add(int target, std::size_t offset, std::uint64_t value) {
+  std::uint64_t previous = 0;
+  check_mpi(MPI_Fetch_and_op(&value, &previous, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), MPI_SUM, win_),
+            "MPI_Fetch_and_op (fetch-add)");
+  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush (fetch-add)");
+  return previous;
+}
+
+// MPI_Get_accumulate with MPI_NO_OP: element-wise atomic with the flag
+// updates (MPI_Accumulate) that write these words; a plain MPI_Get is not.
+void MpiTransport::load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) {
+  const int n = static_cast<int>(count);
+  check_mpi(MPI_Get_accumulate(nullptr, 0, MPI_UINT64_T, out, n, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), n,
+                               MPI_UINT64_T, MPI_NO_OP, win_),
+            "MPI_Get_accumulate (remote read)");
+  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush (remote read)");
+}
+
+void MpiTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
+  const int n = static_cast<int>(count);
+  check_mpi(MPI_Accumulate(words, n, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), n, MPI_UINT64_T, MPI_REPLACE,
+                           win_),
+            "MPI_Accumulate (remote store)");
+  check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush (remote store)");
 }
 
 // Peers read this word with MPI_Fetch_and_op; an atomic store is the local

@@ -17,6 +17,17 @@
 
 namespace earlybird {
 
+// Clock agreement with rank 0 (Cristian's method): rank 0 exchanges
+// kClockRounds ping-pongs with each rank; the round with the shortest round
+// trip gives offset = t_rank - (t0_send + t0_receive) / 2, with an error of at
+// most half that round trip.
+struct ClockSync {
+  std::int64_t offset_ns = 0;  // this rank's steady clock minus rank 0's
+  std::int64_t error_ns = 0;
+  std::int64_t origin_ns = 0;  // rank 0's steady clock at the agreement
+};
+ClockSync agree_on_clock(MPI_Comm comm);
+
 class MpiTransport final : public Transport {
  public:
   // Duplicates `comm` and allocates a zeroed window of `window_bytes` on each
@@ -34,6 +45,12 @@ class MpiTransport final : public Transport {
   std::uint64_t load_flag(std::size_t offset) override;
   std::uint64_t load_remote(int target, std::size_t offset) override;
   void store_local(std::size_t offset, std::uint64_t value) override;
+  std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
+  void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
+  void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
+  std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
+  std::int64_t clock_error_ns() const override { return clock_.error_ns; }
+  std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   void poll_hook() override;
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
   void close() override;
@@ -47,6 +64,7 @@ class MpiTransport final : public Transport {
   std::size_t bytes_ = 0;
   int rank_ = 0;
   int size_ = 0;
+  ClockSync clock_;
 };
 
 // Throws earlybird::Error naming `what` and MPI's error string unless rc is MPI_SUCCESS.

@@ -34,6 +34,23 @@ class Transport {
   virtual std::uint64_t load_remote(int target, std::size_t offset) = 0;
   // Atomic release store into a 64-bit word of this rank's own window.
   virtual void store_local(std::size_t offset, std::uint64_t value) = 0;
+  // Atomically adds `value` to the 64-bit word at `offset` of target's window
+  // and returns the word's previous value (a round trip).
+  virtual std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) = 0;
+  // Reads `count` consecutive 64-bit words of target's window, each atomically
+  // (not as a snapshot), into `out` (one round trip).
+  virtual void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) = 0;
+  // Stores `count` 64-bit words into target's window, each atomically
+  // (MPI_Accumulate with MPI_REPLACE), complete at the target on return.
+  virtual void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) = 0;
+  // This rank's steady clock minus rank 0's, in nanoseconds, as measured when
+  // the transport was created (0 when all ranks share one clock), and the
+  // bound on that measurement's error.
+  virtual std::int64_t clock_offset_ns() const { return 0; }
+  virtual std::int64_t clock_error_ns() const { return 0; }
+  // Rank 0's steady clock, in nanoseconds, when the transport was created:
+  // the origin of the communicator's global time (see pap/global_clock.hpp).
+  virtual std::int64_t clock_origin_ns() const = 0;
   // Called between polls so the library can make passive-target progress.
   virtual void poll_hook() {}
   // A transport over the ranks passing the same color (MPI_Comm_split order),

@@ -1,11 +1,17 @@
-// Layout of a communicator's window: a header, then two lanes used by
-// alternate collectives (sequence number n uses lane n % 2), each with a flag
-// area and scratch.
+// Layout of a communicator's window: a header, the arrival board, then two
+// lanes used by alternate collectives (sequence number n uses lane n % 2),
+// each with a flag area and scratch.
 //
-//   [ header: done word ][ lane 0: flags[0..F) | scratch S ][ lane 1: ... ]
+//   [ header ][ arrival board ][ lane 0: flags[0..F) | scratch S ][ lane 1: ... ]
 //
-// The done word holds the sequence number of the last collective this rank
-// finished. A rank writes a peer's lane for collective n only once it knows the
+// Header words: done (the sequence number of the last collective this rank
+// finished), entered (of the last one it started: straggler reports),
+// warm-up (target of edge()'s warm-up writes), ticket counter (used in rank
+// 0's window: arrival tickets). The arrival board's words are laid out by
+// pap/arrival_board.hpp; only rank 0's is used, every rank has one so that
+// all windows have one layout.
+//
+// The done word A rank writes a peer's lane for collective n only once it knows the
 // peer finished n-2, the lane's previous user (LaneGuard, docs/design.md).
 // Flags carry the sequence number, so a flag left over from n never satisfies
 // a wait of n+2.
@@ -20,12 +26,25 @@ struct WindowLayout {
   static constexpr int kLanes = 2;
   static constexpr std::size_t kHeaderBytes = 64;
   static constexpr std::size_t kDoneWordOffset = 0;
+  static constexpr std::size_t kEnteredWordOffset = 8;
+  static constexpr std::size_t kWarmUpWordOffset = 16;
+  static constexpr std::size_t kTicketCounterOffset = 24;
+  static constexpr std::size_t kBoardOffset = kHeaderBytes;
+  int ranks = 1;
   std::size_t flags_per_lane = 0;
   std::size_t scratch_bytes = 0;  // per lane, a multiple of 64
 
   std::size_t lane_bytes() const { return flags_per_lane * sizeof(std::uint64_t) + scratch_bytes; }
-  std::size_t total_bytes() const { return kHeaderBytes + kLanes * lane_bytes(); }
-  std::size_t lane_offset(int lane) const { return kHeaderBytes + static_cast<std::size_t>(lane) * lane_bytes(); }
+  // Arrival board: estimates[2][P], then per parity tickets[P], arrivals[P],
+  // decision[P + 1] (8 P + 2 words), rounded up to 64 bytes.
+  std::size_t board_bytes() const {
+    const std::size_t words = 8 * static_cast<std::size_t>(ranks) + 2;
+    return (words * sizeof(std::uint64_t) + 63) / 64 * 64;
+  }
+  std::size_t total_bytes() const { return kHeaderBytes + board_bytes() + kLanes * lane_bytes(); }
+  std::size_t lane_offset(int lane) const {
+    return kHeaderBytes + board_bytes() + static_cast<std::size_t>(lane) * lane_bytes();
+  }
   std::size_t flag_offset(int lane, std::uint32_t flag) const {
     return lane_offset(lane) + flag * sizeof(std::uint64_t);
   }

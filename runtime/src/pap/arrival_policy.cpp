@@ -1,0 +1,130 @@
+#include "arrival_policy.hpp"
+
+#include <earlybird/collectives/pap.hpp>
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+namespace earlybird::pap {
+namespace {
+
+constexpr std::array<std::string_view, kRunnableCount> kRunnableNames = {
+    "ring", "sorted_linear_tree", "pre_reduced_ring", "arrival_chain", "arrival_prr"};
+
+constexpr std::array<std::pair<std::string_view, Requested>, 5> kRequested = {{
+    {"sorted_linear_tree", Requested::sorted_linear_tree},
+    {"pre_reduced_ring", Requested::pre_reduced_ring},
+    {"arrival_chain", Requested::arrival_chain},
+    {"arrival_prr", Requested::arrival_prr},
+    {"auto_pap", Requested::auto_pap},
+}};
+
+std::vector<int> rank_order(std::size_t ranks) {
+  std::vector<int> order(ranks);
+  std::iota(order.begin(), order.end(), 0);
+  return order;
+}
+
+Decision bound_by_estimates(Runnable runnable, const EstimatedOrder& estimated, const Timing& timing) {
+  Decision d;
+  d.algorithm = static_cast<std::uint32_t>(runnable);
+  d.order = estimated.order;
+  if (runnable == Runnable::pre_reduced_ring) d.presteps = coll::prr_presteps(estimated.arrival_us, timing.tau_us);
+  return d;
+}
+
+Decision in_rank_order(Runnable runnable, std::size_t ranks) {
+  Decision d;
+  d.algorithm = static_cast<std::uint32_t>(runnable);
+  d.order = rank_order(ranks);
+  return d;
+}
+
+// auto_pap: with every estimate, a balanced spread (within one ring step)
+// runs the ring, a spread beyond a whole balanced ring the sorted linear
+// tree (a late rank then only reduces and forwards), anything between the
+// pre-reduced ring; without every estimate, the last epoch's arrival spread
+// picks the ring or the ticket-ordered chain.
+Decision choose_auto(const Observations& seen, const Timing& timing) {
+  const std::size_t ranks = seen.estimates.size();
+  const EstimatedOrder estimated = order_by_estimate(seen.estimates);
+  if (estimated.complete) {
+    const double spread = spread_us(seen.estimates);
+    if (spread <= timing.tau_us) return in_rank_order(Runnable::ring, ranks);
+    if (spread > timing.ring_us) return bound_by_estimates(Runnable::sorted_linear_tree, estimated, timing);
+    return bound_by_estimates(Runnable::pre_reduced_ring, estimated, timing);
+  }
+  const bool history = std::all_of(seen.previous_arrivals.begin(), seen.previous_arrivals.end(),
+                                    [](const auto& t) { return t.has_value(); });
+  if (history && spread_us(seen.previous_arrivals) > timing.ring_us)
+    return in_rank_order(Runnable::arrival_chain, ranks);
+  return in_rank_order(Runnable::ring, ranks);
+}
+
+}  // namespace
+
+std::string_view catalogue_name(Runnable runnable) { return kRunnableNames[static_cast<std::size_t>(runnable)]; }
+
+bool bound_by_tickets(Runnable runnable) {
+  return runnable == Runnable::arrival_chain || runnable == Runnable::arrival_prr;
+}
+
+std::optional<Requested> requested_from_name(std::string_view name) {
+  for (const auto& [known, requested] : kRequested)
+    if (known == name) return requested;
+  return std::nullopt;
+}
+
+bool arrival_ordered(std::string_view name) { return requested_from_name(name).has_value(); }
+
+EstimatedOrder order_by_estimate(std::span<const std::optional<std::int64_t>> estimates) {
+  EstimatedOrder out;
+  const std::size_t ranks = estimates.size();
+  std::optional<std::int64_t> latest;
+  for (const auto& e : estimates)
+    if (e && (!latest || *e > *latest)) latest = e;
+  out.complete = std::all_of(estimates.begin(), estimates.end(), [](const auto& e) { return e.has_value(); });
+  out.order = rank_order(ranks);
+  if (!latest) {  // nothing known: rank order, everyone "at once"
+    out.arrival_us.assign(ranks, 0.0);
+    return out;
+  }
+  // Missing estimates sort after every known one, among themselves by rank.
+  auto key = [&](int r) {
+    const auto& e = estimates[static_cast<std::size_t>(r)];
+    return std::pair<int, std::int64_t>(e ? 0 : 1, e ? *e : 0);
+  };
+  std::stable_sort(out.order.begin(), out.order.end(), [&](int a, int b) { return key(a) < key(b); });
+  for (int r : out.order) {
+    const auto& e = estimates[static_cast<std::size_t>(r)];
+    out.arrival_us.push_back(static_cast<double>(e ? *e : *latest));
+  }
+  return out;
+}
+
+double spread_us(std::span<const std::optional<std::int64_t>> times) {
+  std::optional<std::int64_t> low, high;
+  for (const auto& t : times) {
+    if (!t) continue;
+    low = low ? std::min(*low, *t) : *t;
+    high = high ? std::max(*high, *t) : *t;
+  }
+  return low && high ? static_cast<double>(*high - *low) : 0.0;
+}
+
+Decision decide(Requested requested, const Observations& seen, const Timing& timing) {
+  const std::size_t ranks = seen.estimates.size();
+  switch (requested) {
+    case Requested::sorted_linear_tree:
+      return bound_by_estimates(Runnable::sorted_linear_tree, order_by_estimate(seen.estimates), timing);
+    case Requested::pre_reduced_ring:
+      return bound_by_estimates(Runnable::pre_reduced_ring, order_by_estimate(seen.estimates), timing);
+    case Requested::arrival_chain: return in_rank_order(Runnable::arrival_chain, ranks);
+    case Requested::arrival_prr: return in_rank_order(Runnable::arrival_prr, ranks);
+    case Requested::auto_pap: return choose_auto(seen, timing);
+  }
+  return in_rank_order(Runnable::ring, ranks);
+}
+
+}  // namespace earlybird::pap
