@@ -3,6 +3,8 @@
 //                                 [--sizes 8:16M] [--algorithms auto,ring,...|all|none]
 //                                 [--mpi-algorithms all|1,4,...] [--csv FILE]
 //   mpirun -np 2 eb-bench overlap [--sizes 64K,1M] [--algorithm ring] [--csv FILE]
+//   mpirun -np 4 eb-bench pap     [--modes one-late,rand-late] [--delays 0,1,5,10,50,100,500,1000]
+//                                 [--sizes 1M] [--algorithms all|ring,mpi,...] [--iters 5] [--csv FILE]
 #include "jobs.hpp"
 
 #include <cstdio>
@@ -22,7 +24,12 @@ void usage() {
                "           --mpi-algorithms all | 1,4,ring,...  (Open MPI coll_tuned, each forced)\n"
                "           --segment BYTES  --fanout K  --budget SECONDS_PER_CONFIG  --csv FILE\n"
                "  overlap  IMB-NBC overlap of future+compute+wait vs MPI_Iallreduce\n"
-               "           --sizes 64K,1M  --algorithm NAME  --iters N  --csv FILE\n");
+               "           --sizes 64K,1M  --algorithm NAME  --iters N  --csv FILE\n"
+               "  pap      arrival-pattern allreduce (Proficz 2018): mean time over ranks, speedup over ring,\n"
+               "           share of the possible saving captured\n"
+               "           --modes one-late,rand-late  --delays 0,1,5,10,50,100,500,1000 (ms)\n"
+               "           --sizes 1M (floats, K/M suffixes)  --algorithms all | ring,rabenseifner,...,mpi\n"
+               "           --iters N  --baseline-iters N  --seed S  --csv FILE\n");
 }
 
 // Open MPI's coll_tuned honours a forced algorithm only with dynamic rules on,
@@ -50,6 +57,8 @@ int main(int argc, char** argv) {
       code = earlybird::bench::run_sweep(world, args);
     else if (job == "overlap")
       code = earlybird::bench::run_overlap(world, args);
+    else if (job == "pap")
+      code = earlybird::bench::run_pap(world, args);
     else
       usage();
   } catch (const std::exception& e) {
