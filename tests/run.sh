@@ -20,7 +20,7 @@ run_tiers() {  # DIR LABEL...
 }
 
 eb_build build
-run_tiers build unit sim mpi
+run_tiers build unit sim mpi pmpi
 [ "${1:-}" = "--quick" ] && exit 0
 
 # Open MPI's own allocations are never freed before exit: leak checking is for

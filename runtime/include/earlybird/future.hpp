@@ -38,6 +38,10 @@ class Future {
   // thread, never on the caller's); the returned future completes after it,
   // carrying this future's error or the continuation's exception.
   Future then(std::function<void()> continuation) const;
+  // Calls `callback` once completed, with the error or nullptr: at once if
+  // already complete, otherwise on the completing thread (often the progress
+  // thread), so it must be short and must not wait.
+  void on_complete(std::function<void(std::exception_ptr)> callback) const;
 
  private:
   std::shared_ptr<detail::FutureState> state_;

@@ -106,6 +106,11 @@ bool Future::wait_for(std::chrono::nanoseconds timeout) const {
   return state_->wait_for(timeout);
 }
 
+void Future::on_complete(std::function<void(std::exception_ptr)> callback) const {
+  if (!state_) throw Error("earlybird: on_complete() on an invalid Future");
+  state_->on_complete(std::move(callback));
+}
+
 Future Future::then(std::function<void()> continuation) const {
   if (!state_) throw Error("earlybird: then() on an invalid Future");
   auto next = std::make_shared<detail::FutureState>();

@@ -71,10 +71,10 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   int provided = MPI_THREAD_SINGLE;
   if (!initialized) {
     prefer_shared_memory_rma();
-    check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+    check_mpi(PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
     impl_->owns_mpi = true;
   } else {
-    MPI_Query_thread(&provided);
+    PMPI_Query_thread(&provided);
   }
   if (provided < MPI_THREAD_MULTIPLE) {
     const std::string message = std::string("earlybird needs MPI_THREAD_MULTIPLE (its progress thread calls MPI "
@@ -82,7 +82,7 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
                                 thread_level_name(provided) +
                                 (initialized ? "; initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)"
                                              : "; this MPI build lacks thread support");
-    if (impl_->owns_mpi) MPI_Finalize();
+    if (impl_->owns_mpi) PMPI_Finalize();
     throw Error(message);
   }
   impl_->comm_options = detail::comm_options_from_environment();
@@ -105,7 +105,7 @@ Runtime::~Runtime() {
   for (auto it = impl_->cores.rbegin(); it != impl_->cores.rend(); ++it)
     if (auto core = it->lock()) core->close();
   impl_->engine.reset();
-  if (impl_->owns_mpi) MPI_Finalize();
+  if (impl_->owns_mpi) PMPI_Finalize();
 }
 
 Communicator Runtime::world() { return impl_->world; }

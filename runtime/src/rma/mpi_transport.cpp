@@ -31,7 +31,7 @@ MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes) : bytes_(win
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   unsigned long sizes[2] = {window_bytes, ~static_cast<unsigned long>(window_bytes)};
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UNSIGNED_LONG, MPI_MAX, comm_), "MPI_Allreduce (window size check)");
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, sizes, 2, MPI_UNSIGNED_LONG, MPI_MAX, comm_), "MPI_Allreduce (window size check)");
   if (sizes[0] != window_bytes || ~sizes[1] != window_bytes)
     throw Error("earlybird: ranks asked for different window sizes (set EARLYBIRD_SCRATCH_BYTES alike on every rank)");
   MPI_Info info;
@@ -44,7 +44,7 @@ MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes) : bytes_(win
   check_mpi(rc, "MPI_Win_allocate");
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   std::memset(base_, 0, window_bytes);
-  check_mpi(MPI_Barrier(comm_), "MPI_Barrier (window set-up)");
+  check_mpi(PMPI_Barrier(comm_), "MPI_Barrier (window set-up)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
   clock_ = agree_on_clock(comm_);
 }

@@ -1,0 +1,89 @@
+// MPI_Iallreduce on earlybird: the earlybird Future is wrapped in an MPI
+// generalized request (MPI_Grequest_start), completed with
+// MPI_Grequest_complete when the Future completes, so every completion call
+// (MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testany, ...) works on it. A failure
+// is reported when the request is completed by the program: its status and
+// return code carry the error, or, if the communicator's handler was
+// MPI_ERRORS_ARE_FATAL when the call started, the process aborts with the message.
+#include "failure.hpp"
+#include "route.hpp"
+
+#include <earlybird/future.hpp>
+
+#include <exception>
+#include <string>
+
+#include <mpi.h>
+
+#define EARLYBIRD_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace earlybird::pmpi {
+namespace {
+
+// The generalized request's extra state; MPI frees it through free_request.
+struct PendingCall {
+  bool fatal = true;
+  std::string error;  // written before MPI_Grequest_complete, read after
+};
+
+int query_request(void* extra, MPI_Status* status) {
+  auto* pending = static_cast<PendingCall*>(extra);
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  status->MPI_ERROR = pending->error.empty()
+                          ? MPI_SUCCESS
+                          : report_request_failure(pending->fatal, "MPI_Iallreduce", pending->error);
+  return status->MPI_ERROR;
+}
+
+int free_request(void* extra) {
+  delete static_cast<PendingCall*>(extra);
+  return MPI_SUCCESS;
+}
+
+// Collective requests cannot be cancelled (MPI standard); nothing to do.
+int cancel_request(void*, int) { return MPI_SUCCESS; }
+
+// A request that completes when `future` does.
+int request_for(const Future& future, MPI_Comm comm, MPI_Request* request) {
+  auto* pending = new PendingCall{errors_are_fatal(comm), {}};
+  const int rc = PMPI_Grequest_start(&query_request, &free_request, &cancel_request, pending, request);
+  if (rc != MPI_SUCCESS) {
+    delete pending;
+    return rc;
+  }
+  const MPI_Request handle = *request;
+  future.on_complete([pending, handle](std::exception_ptr error) {
+    if (error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::exception& e) {
+        pending->error = e.what();
+      }
+    }
+    PMPI_Grequest_complete(handle);
+  });
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace earlybird::pmpi
+
+using namespace earlybird::pmpi;  // NOLINT: the MPI_ entry point below is C
+
+EARLYBIRD_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, MPI_Request* request) {
+  const CallSpec call =
+      reduction_call(earlybird::coll::Collective::allreduce, "MPI_Iallreduce", comm, count, datatype, op);
+  try {
+    const Route chosen = route(call);
+    if (!chosen.communicator) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    return request_for(chosen.communicator->allreduce(input, recvbuf, call.count, call.type, call.op, chosen.options),
+                       comm, request);
+  } catch (const std::exception& e) {
+    return report_failure(comm, call.name, e.what());
+  }
+}

@@ -1,0 +1,129 @@
+#include "route.hpp"
+
+#include "../api/collective_call.hpp"
+#include "library.hpp"
+#include "mpi_types.hpp"
+
+#include <bit>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+
+namespace earlybird::pmpi {
+namespace {
+
+bool is_intercommunicator(MPI_Comm comm) {
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  return inter != 0;
+}
+
+int comm_size(MPI_Comm comm) {
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  return size;
+}
+
+// Why `call` passes through on a valid intra-communicator of `ranks`; nullptr if it need not.
+const char* pass_through_reason(const CallSpec& call, int ranks) {
+  const Library& library = Library::instance();
+  if (call.unsupported) return call.unsupported;
+  if (call.bytes < library.config().min_bytes) return "below EARLYBIRD_MIN_BYTES";
+  const bool blockwise = call.collective == coll::Collective::allgather ||
+                         call.collective == coll::Collective::reduce_scatter;
+  // Allgather and reduce-scatter do not batch yet: a call whose P blocks
+  // exceed half a window lane could fail for lack of scratch.
+  if (blockwise && call.bytes * static_cast<std::size_t>(ranks) > library.scratch_bytes() / 2)
+    return "P x block exceeds half of EARLYBIRD_SCRATCH_BYTES (no batching for this collective yet)";
+  return nullptr;
+}
+
+std::string algorithm_chosen(const CallSpec& call, const CollectiveOptions& options, int ranks) {
+  detail::CollectiveCall described;
+  described.collective = call.collective;
+  described.count = call.count;
+  described.type = call.type;
+  described.op = call.op;
+  described.options = options;
+  return detail::choose_algorithm(described, ranks);
+}
+
+std::string size_class(std::size_t bytes) {
+  if (bytes == 0) return "0 B";
+  const int low = std::bit_width(bytes) - 1;
+  return "[2^" + std::to_string(low) + ", 2^" + std::to_string(low + 1) + ") B";
+}
+
+// One line per (call, communicator size, size class) and decision (calls of
+// one class may differ in datatype or operator), from the communicator's rank 0.
+void log_once(const CallSpec& call, int ranks, const std::string& decision) {
+  if (!Library::instance().config().verbose) return;
+  int rank = 0;
+  PMPI_Comm_rank(call.comm, &rank);
+  if (rank != 0) return;
+  static std::mutex mutex;
+  static std::set<std::tuple<std::string, int, int, std::string>> logged;
+  std::lock_guard lock(mutex);
+  if (!logged.emplace(call.name, ranks, std::bit_width(call.bytes), decision).second) return;
+  std::fprintf(stderr, "earlybird: %s P=%d bytes %s: %s\n", call.name, ranks, size_class(call.bytes).c_str(),
+               decision.c_str());
+}
+
+CollectiveOptions options_for(coll::Collective collective) {
+  const Config& config = Library::instance().config();
+  CollectiveOptions options;
+  options.algorithm = config.algorithm_for(collective);
+  options.segment_bytes = config.segment_bytes;
+  return options;
+}
+
+}  // namespace
+
+CallSpec reduction_call(coll::Collective collective, const char* name, MPI_Comm comm, int count,
+                        MPI_Datatype type, MPI_Op op) {
+  CallSpec call{collective, name, comm};
+  const auto earlybird_type = reduction_type(type);
+  const auto earlybird_op = predefined_op(op);
+  call.bytes = count > 0 ? static_cast<std::size_t>(count) * type_bytes(type) : 0;
+  if (count < 0) call.unsupported = "negative count (MPI reports it)";
+  else if (!earlybird_type) call.unsupported = "datatype is not a predefined integer or floating-point type";
+  else if (!earlybird_op) call.unsupported = "operator is not one of MPI_SUM ... MPI_BXOR";
+  else if (!op_supports(*earlybird_op, *earlybird_type)) call.unsupported = "operator is not defined for the datatype";
+  if (call.unsupported) return call;
+  call.count = static_cast<std::size_t>(count);
+  call.type = *earlybird_type;
+  call.op = *earlybird_op;
+  return call;
+}
+
+CallSpec movement_call(coll::Collective collective, const char* name, MPI_Comm comm, int count, MPI_Datatype type) {
+  CallSpec call{collective, name, comm};
+  call.bytes = count > 0 ? static_cast<std::size_t>(count) * type_bytes(type) : 0;
+  if (count < 0) call.unsupported = "negative count (MPI reports it)";
+  else if (!contiguous_predefined(type)) call.unsupported = "derived or non-contiguous datatype";
+  if (call.unsupported) return call;
+  call.count = call.bytes;
+  call.type = Datatype::uint8;
+  return call;
+}
+
+Route route(const CallSpec& call) {
+  if (!Library::instance().active() || call.comm == MPI_COMM_NULL) return {};
+  if (is_intercommunicator(call.comm)) {
+    log_once(call, comm_size(call.comm), "passes through (inter-communicator)");
+    return {};
+  }
+  const int ranks = comm_size(call.comm);
+  if (const char* reason = pass_through_reason(call, ranks)) {
+    log_once(call, ranks, std::string("passes through (") + reason + ")");
+    return {};
+  }
+  Route chosen{nullptr, options_for(call.collective)};
+  log_once(call, ranks, "earlybird " + algorithm_chosen(call, chosen.options, ranks));
+  chosen.communicator = &Library::instance().communicator_for(call.comm);
+  return chosen;
+}
+
+}  // namespace earlybird::pmpi
