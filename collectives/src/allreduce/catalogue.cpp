@@ -1,6 +1,7 @@
 // The allreduce catalogue: names, properties and adapters to a common
 // signature, so the runtime selects algorithms by name.
 #include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/pap.hpp>
 
 #include <algorithm>
 #include <array>
@@ -11,8 +12,23 @@ namespace {
 constexpr std::size_t kSegmentedRingDefaultBytes = 128 * 1024;  // docs/benchmarks.md, segment sweep
 constexpr std::size_t kChainDefaultBytes = 128 * 1024;
 constexpr std::size_t kReduceBcastDefaultBytes = 512 * 1024;  // the reduce and bcast phases' default
+constexpr std::size_t kSortedLinearTreeDefaultBytes = 128 * 1024;  // as chain (sorted_linear_tree.cpp)
 
 // A named reduce + bcast pair; pipelined phases get the catalogue's segment.
+Schedule sorted_linear_tree(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+  return allreduce_sorted_linear_tree(p, n, segment_elems(params, kSortedLinearTreeDefaultBytes, elem));
+}
+
+Schedule pre_reduced_ring(int p, std::size_t n, const AlgorithmParams& params, std::size_t) {
+  return allreduce_pre_reduced_ring(p, n, params.presteps);
+}
+
+// Arrival tickets give no estimates to derive k from: assume one late rank.
+Schedule pre_reduced_ring_last_late(int p, std::size_t n, const AlgorithmParams& params, std::size_t) {
+  if (!params.presteps.empty()) return allreduce_pre_reduced_ring(p, n, params.presteps);
+  return allreduce_pre_reduced_ring(p, n, presteps_last_late(p));
+}
+
 template <ReducePhase reduce, BcastPhase bcast>
 Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
   AlgorithmParams resolved = params;
@@ -63,6 +79,13 @@ const std::array kAllreduce{
                        reduce_then_bcast<ReducePhase::chain, BcastPhase::chain>},
     Algorithm{"greedy_reduce_bcast", true, true, kReduceBcastDefaultBytes,
                        reduce_then_bcast<ReducePhase::greedy, BcastPhase::binary_tree>},
+    // Arrival-ordered: virtual rank id is the id-th rank to arrive, which is
+    // not rank order, so all of them need a commutative operator.
+    Algorithm{"sorted_linear_tree", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree,
+              ArrivalOrder::estimated},
+    Algorithm{"pre_reduced_ring", true, false, 0, pre_reduced_ring, ArrivalOrder::estimated},
+    Algorithm{"arrival_chain", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree, ArrivalOrder::ticket},
+    Algorithm{"arrival_prr", true, false, 0, pre_reduced_ring_last_late, ArrivalOrder::ticket},
 };
 
 }  // namespace

@@ -32,11 +32,13 @@
 //   return 2->1              {0-3}
 //   return 1->0   {0-3}
 // With several segments, segment j+1 runs one step behind segment j.
+#include "chain_phases.hpp"
+
 #include <earlybird/collectives/allreduce.hpp>
-#include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/partition.hpp>
 
 namespace earlybird::coll {
+namespace detail {
 namespace {
 
 Slot reduce_landing(int rank, Range segment) { return {rank, Buffer::scratch, segment}; }
@@ -67,12 +69,18 @@ void return_pass(Builder& b, Range segment) {
 
 }  // namespace
 
-Schedule allreduce_chain(int ranks, std::size_t count, std::size_t segment_elems) {
-  Builder b("allreduce_chain", ranks, count);
-  const std::vector<Range> pieces = segments({0, count}, segment_elems);
+void chain_allreduce_phases(Builder& b, std::size_t segment_elems) {
+  const std::vector<Range> pieces = segments({0, b.count()}, segment_elems);
   for (const Range segment : pieces) reduce_pass(b, segment);
   for (const Range segment : pieces) return_pass(b, segment);
   b.copy_unwritten_output();  // P = 1: output = input
+}
+
+}  // namespace detail
+
+Schedule allreduce_chain(int ranks, std::size_t count, std::size_t segment_elems) {
+  Builder b("allreduce_chain", ranks, count);
+  detail::chain_allreduce_phases(b, segment_elems);
   return std::move(b).finish();
 }
 

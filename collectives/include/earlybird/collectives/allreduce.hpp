@@ -22,6 +22,13 @@ Schedule allreduce_linear(int ranks, std::size_t count);
 // segment_elems = 0: one segment.
 Schedule allreduce_chain(int ranks, std::size_t count, std::size_t segment_elems);
 
+// Arrival-pattern-aware (Proficz 2018; virtual rank id = the id-th rank to
+// arrive; pap.hpp has the pre-steps). segment_elems = 0: one segment.
+Schedule allreduce_sorted_linear_tree(int ranks, std::size_t count, std::size_t segment_elems);
+// presteps: k by arrival position, empty = all zeros (the ring in arrival
+// order); throws std::invalid_argument when not valid for `ranks`.
+Schedule allreduce_pre_reduced_ring(int ranks, std::size_t count, std::span<const std::uint32_t> presteps);
+
 // Allreduce as a reduce to rank 0 followed by a broadcast of the result, each
 // phase one of the reduce or bcast generators' (reduce_bcast.cpp).
 enum class ReducePhase : std::uint8_t { binomial, chain, binary_tree, kary_tree, greedy };
