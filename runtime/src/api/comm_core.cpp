@@ -171,7 +171,8 @@ std::size_t CommCore::arrival_batch_count(PlanKey key) {
 ArrivalBinding CommCore::arrival_binding(const std::string& algorithm, const PlanKey& key, std::uint64_t call,
                                          std::int64_t arrival_us) {
   const std::size_t bytes = key.count * key.elem_bytes;
-  pap::ArrivalEntry::Setup setup{*pap::requested_from_name(algorithm), call, arrival_us, pap::timing_for(bytes, size_)};
+  pap::ArrivalEntry::Setup setup{*pap::requested_from_name(algorithm), call, arrival_us, pap::timing_for(bytes, size_),
+                                 options_.verbose};
   ArrivalBinding binding;
   binding.entry = std::make_unique<pap::ArrivalEntry>(board_, rank_, size_, setup);
   binding.plan_for = [this, key](const pap::ArrivalEntry& entry) {

@@ -1,6 +1,8 @@
 #include "arrival_entry.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 namespace earlybird::pap {
 namespace {
@@ -29,9 +31,21 @@ bool ArrivalEntry::begin(std::uint64_t epoch) {
                                   : board_->arrivals(epoch_ - 1)};
     decision_ = decide(setup_.requested, seen, setup_.timing);
     board_->publish_decision(epoch_, *decision_);
+    if (setup_.verbose) log_decision(seen);
   }
   if (decision_) bind();
   return bound();
+}
+
+void ArrivalEntry::log_decision(const Observations& seen) const {
+  std::string text = "earlybird: arrival decision, epoch " + std::to_string(epoch_) + " (decided by rank " +
+                     std::to_string(rank_) + ", tau " + std::to_string(static_cast<long long>(setup_.timing.tau_us)) +
+                     " us): " + std::string(catalogue_name(runnable())) + ", order";
+  for (int r : decision_->order) text += " " + std::to_string(r);
+  text += ", pre-steps";
+  for (auto k : decision_->presteps) text += " " + std::to_string(k);
+  text += ", estimate spread " + std::to_string(static_cast<long long>(spread_us(seen.estimates))) + " us";
+  std::fprintf(stderr, "%s\n", text.c_str());
 }
 
 bool ArrivalEntry::poll() {

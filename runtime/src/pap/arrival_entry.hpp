@@ -30,6 +30,7 @@ class ArrivalEntry {
     std::uint64_t call = 0;   // n-th arrival-ordered call (estimates are per call)
     std::int64_t arrival_us = 0;  // when the user called, global time
     Timing timing;
+    bool verbose = false;  // the decider logs its decision (EARLYBIRD_VERBOSE=1)
   };
   ArrivalEntry(ArrivalBoard& board, int rank, int ranks, Setup setup);
 
@@ -51,6 +52,7 @@ class ArrivalEntry {
 
  private:
   void bind();
+  void log_decision(const Observations& seen) const;
   ArrivalBoard* board_;
   int rank_;
   int ranks_;
