@@ -165,7 +165,7 @@ TEST_CASE("prr presteps: the condition is >=, and a longer step means fewer pre-
   CHECK(prr_presteps(one, 1.0) == Presteps{0});
 }
 
-TEST_CASE("prr presteps of random arrivals are valid; first senders: rank 0 starts k[0]+1 chunks, others 1 + k[i] - k[i-1]") {
+TEST_CASE("prr presteps of random arrivals are valid; rank 0 starts k[0]+1 chunks, others 1 + k[i] - k[i-1]") {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> tau(0.05, 5.0);
   for (int p = 1; p <= 64; ++p)
@@ -271,7 +271,7 @@ TEST_CASE("pre_reduced_ring verifies for any valid k, P = 1..24, 2 seeds") {
     }
 }
 
-TEST_CASE("sorted_linear_tree and arrival_chain verify for P = 1..64, counts {0, 1, P-1, P, P+1, 1000}, several segments") {
+TEST_CASE("sorted_linear_tree and arrival_chain verify, P = 1..64, counts {0, 1, P-1, P, P+1, 1000}, segments") {
   for (const char* name : {"sorted_linear_tree", "arrival_chain"}) {
     const Algorithm* algorithm = find_allreduce(name);
     REQUIRE(algorithm != nullptr);

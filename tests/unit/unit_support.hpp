@@ -93,8 +93,9 @@ inline std::string first_acknowledgement(const Schedule& s) {
                from.dst.range.overlaps(operand.range);
       };
       // A reduce may read the scratch on either side (dst = left op src).
-      const bool carries_data = from.kind == StepKind::put &&
-                                (reads_what_it_wrote(to.src) || (to.kind == StepKind::reduce && reads_what_it_wrote(to.left)));
+      const bool reads_it =
+          reads_what_it_wrote(to.src) || (to.kind == StepKind::reduce && reads_what_it_wrote(to.left));
+      const bool carries_data = from.kind == StepKind::put && reads_it;
       if (!carries_data) return to_string(to) + " waits on " + to_string(from);
     }
   return {};

@@ -27,9 +27,9 @@
 // Total puts 2P(P-1), the ring's; rounds 2(P-1) whatever k. Hockney, every
 // rank on time: the ring's 2(P-1)(alpha + beta m/P) + ((P-1)/P) gamma m,
 // with the busiest rank's single port doing max_r puts(r) transfers.
-// Early ranks do more: with k = presteps_last_late(P), P >= 3, rank 0 puts
-// 2(P-1) + P-3, the late rank P-1 only 2(P-1) - (P-3) = P+1 and reduces
-// P-1 chunks.
+// Early ranks do more: with k = presteps_last_late(P), P >= 4, ids
+// 0..P-4 put 2P times, id P-3 2P-1, id P-2 P, and the late id P-1 P+1
+// (it reduces P-1 chunks and receives P).
 //
 // What the last rank does after it arrives: it is the last reducer of every
 // chunk rank 0 starts (chunks 0..k[0]): those partials are waiting in its
@@ -38,7 +38,7 @@
 // reduce chain P-1 -> 0 -> ... -> P-2 and allgather P-2 -> P-1 -> ... -> P-3
 // (2(P-1) hops) begin only when it arrives: as long as the ring's critical
 // path. k = [P-1, ..., 1, 0] (all chunks from rank 0) avoids that: the late
-// rank only reduces and sends, and P-1 - 1 allgather hops follow its last put.
+// rank only reduces and sends, and P-2 allgather hops follow its last put.
 //
 // Limitations:
 //   - needs a commutative operator: chunks are combined starting at
@@ -58,13 +58,14 @@
 //   - params.presteps must be valid (pap.hpp) or empty; anything else throws
 //     std::invalid_argument naming the problem.
 //
-// State for P = 4, k = [2, 1, 0, 0] (f = id + k = 2 2 2 3: sp = 0 0 0 3,
-// rp = 3 3 3 2); "c1:0-2" = chunk 1 reduced over ids 0..2; id 3 late:
-//   phase                 id 0       id 1       id 2          id 3
-//   before id 3 arrives   sent c0-2  c0-2:0,1   c0-2:0-2 ->3  (partials c0-2 in scratch)
-//   id 3 arrives          -          -          -             c0-2:all, sends c3:3
-//   c3 reduce chain       c3:3,0     c3:3-1     c3:all        gathers c0-2 ->0
-//   allgather             +c0-2      +c0-2,c3   +c0-2         +c3
+// State for P = 4, k = presteps_last_late(4) = [2, 1, 0, 0]: f = id + k =
+// 2 2 2 3, sp = 0 0 0 3, rp = 3 3 3 2; id 3 late ("c0-2:0,1" = chunks 0..2
+// reduced over ids 0 and 1; "+c3" = chunk 3's result copied out):
+//   stage                 id 0         id 1         id 2          id 3
+//   before id 3 arrives   sends c0-2   c0-2:0,1     c0-2:0-2      (partials in scratch)
+//   id 3 arrives          -            -            -             c0-2:all, sends c3 and c0-2
+//   c3 reduce, c0-2 back  c3:3,0 +c0-2 c3:3-1 +c0-2 c3:all +c0-2  -
+//   c3 allgather          +c3          +c3          -             +c3
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/pap.hpp>
