@@ -52,6 +52,8 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
 // validates as pre_reduced_ring, whose requirements cover the others'.
 constexpr const char* kAutoPap = "auto_pap";
 
+}  // namespace
+
 const coll::Algorithm* find_runnable(Collective collective, const std::string& name) {
   if (collective == Collective::allreduce && name == kAutoPap)
     return coll::find_algorithm(collective, "pre_reduced_ring");
@@ -64,8 +66,6 @@ std::string algorithm_names(Collective collective) {
   if (collective == Collective::allreduce) names += std::string(", ") + kAutoPap;
   return names.empty() ? "(none yet)" : names;
 }
-
-}  // namespace
 
 std::string choose_algorithm(const CollectiveCall& call, int ranks) {
   return call.options.algorithm.empty() ? default_algorithm(call, ranks) : call.options.algorithm;

@@ -1,5 +1,7 @@
 #include "config.hpp"
 
+#include "../api/collective_call.hpp"
+
 #include <earlybird/future.hpp>
 
 #include <cstdlib>
@@ -31,18 +33,12 @@ std::size_t bytes_or(const char* name, std::size_t fallback) {
   return static_cast<std::size_t>(parsed);
 }
 
-std::string known_algorithms(coll::Collective collective) {
-  std::string names = "auto";
-  for (const auto& a : coll::algorithms(collective)) names += ", " + std::string(a.name);
-  return names;
-}
-
 std::string algorithm_from(coll::Collective collective) {
   const char* value = env(algorithm_variable(collective));
   if (!value || std::string(value) == "auto") return "";
-  if (!coll::find_algorithm(collective, value))
+  if (!detail::find_runnable(collective, value))
     throw Error(std::string(algorithm_variable(collective)) + "=" + value + " names no " +
-                coll::to_string(collective) + " algorithm; known: " + known_algorithms(collective));
+                coll::to_string(collective) + " algorithm; known: auto, " + detail::algorithm_names(collective));
   return value;
 }
 
