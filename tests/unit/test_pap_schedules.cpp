@@ -349,6 +349,19 @@ TEST_CASE("pre_reduced_ring per-rank cost, P | count: the formulas in k; totals 
       }
 }
 
+TEST_CASE("pre_reduced_ring with presteps_last_late: ids 0..P-4 put 2P, P-3 2P-1, P-2 P, the late P-1 P+1") {
+  for (int p = 4; p <= 40; ++p) {
+    CAPTURE(p);
+    const auto n = static_cast<std::size_t>(p);
+    const ScheduleStats stats = schedule_stats(allreduce_pre_reduced_ring(p, 2 * n, presteps_last_late(p)));
+    for (int r = 0; r + 3 < p; ++r) CHECK(stats.per_rank[at(r)].puts == 2 * n);
+    CHECK(stats.per_rank[at(p - 3)].puts == 2 * n - 1);
+    CHECK(stats.per_rank[at(p - 2)].puts == n);
+    CHECK(stats.per_rank[at(p - 1)].puts == n + 1);
+    CHECK(stats.per_rank[at(p - 1)].elems_reduced == 2 * (n - 1));  // P-1 chunks of 2
+  }
+}
+
 TEST_CASE("pre_reduced_ring with k = 0 moves what the ring moves, rank by rank, for any count") {
   for (int p = 1; p <= 20; ++p)
     for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{1000}}) {
