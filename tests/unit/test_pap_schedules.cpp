@@ -73,12 +73,6 @@ std::string show(const Presteps& k) {
 }
 
 // k = [P-1, ..., 1, 0]: every chunk starts at rank 0.
-Presteps all_from_first(int p) {
-  Presteps k(at(p));
-  for (int i = 0; i < p; ++i) k[at(i)] = static_cast<std::uint32_t>(p - 1 - i);
-  return k;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -187,6 +181,16 @@ TEST_CASE("prr presteps of random arrivals are valid; rank 0 starts k[0]+1 chunk
 
 // a[0..P-2] equal, a[P-1] -> infinity: i = P-2 compares a[P-1] - a[P-1] = 0
 // (k[P-2] = 0); every earlier i has unbounded slack (k[i] = k[i+1] + 1).
+TEST_CASE("presteps_all_ahead: [P-1, ..., 1, 0], valid, every chunk from rank 0") {
+  CHECK(presteps_all_ahead(1) == Presteps{0});
+  CHECK(presteps_all_ahead(4) == Presteps{3, 2, 1, 0});
+  for (int p = 1; p <= 40; ++p) {
+    CHECK(valid_presteps(presteps_all_ahead(p)));
+    CHECK(prr_first_senders(presteps_all_ahead(p)) == std::vector<int>(static_cast<std::size_t>(p), 0));
+  }
+  CHECK_THROWS_AS(presteps_all_ahead(0), std::invalid_argument);
+}
+
 TEST_CASE("presteps_last_late is the recurrence with one very late rank: [P-2, ..., 1, 0, 0]") {
   CHECK(presteps_last_late(1) == Presteps{0});
   CHECK(presteps_last_late(2) == Presteps{0, 0});
@@ -302,7 +306,7 @@ TEST_CASE("SLT, and PRR with every chunk starting at rank 0, combine in arrival 
     const VerifyReport slt = verify(allreduce_sorted_linear_tree(p, 37, 5), Collective::allreduce, ordered);
     CHECK_MESSAGE(slt.ok, slt.error);
     const VerifyReport prr =
-        verify(allreduce_pre_reduced_ring(p, 37, all_from_first(p)), Collective::allreduce, ordered);
+        verify(allreduce_pre_reduced_ring(p, 37, presteps_all_ahead(p)), Collective::allreduce, ordered);
     CHECK_MESSAGE(prr.ok, prr.error);
     if (p >= 3) CHECK_FALSE(verify(allreduce_pre_reduced_ring(p, 37, {}), Collective::allreduce, ordered).ok);
   }
@@ -438,18 +442,16 @@ TEST_CASE("catalogue: the arrival-ordered entries, their binding, segment defaul
     CHECK(a->needs_commutative);
     CHECK(a->default_segment_bytes == (e.pipelined ? 128u * 1024u : 0u));
   }
-  // arrival_prr defaults to presteps_last_late, pre_reduced_ring to k = 0;
+  // arrival_prr defaults to presteps_all_ahead, pre_reduced_ring to k = 0;
   // both take explicit presteps.
-  const Schedule late = find_allreduce("arrival_prr")->make(6, 60, {}, kElemBytes);
-  const Schedule last_late = allreduce_pre_reduced_ring(6, 60, presteps_last_late(6));
+  const Schedule ahead = find_allreduce("arrival_prr")->make(6, 60, {}, kElemBytes);
   const Schedule plain = find_allreduce("pre_reduced_ring")->make(6, 60, {}, kElemBytes);
-  CHECK(schedule_stats(late).per_rank[5].puts == schedule_stats(last_late).per_rank[5].puts);
-  CHECK(schedule_stats(late).per_rank[5].puts == 7);  // P + 1
+  CHECK(schedule_stats(ahead).per_rank[5].puts == 6);  // P: reduces every chunk last
   CHECK(schedule_stats(plain).per_rank[5].puts == 10);  // 2(P-1)
   AlgorithmParams params;
-  params.presteps = all_from_first(6);
+  params.presteps = presteps_last_late(6);
   for (const char* name : {"pre_reduced_ring", "arrival_prr"})
-    CHECK(schedule_stats(find_allreduce(name)->make(6, 60, params, kElemBytes)).per_rank[5].puts == 6);  // P
+    CHECK(schedule_stats(find_allreduce(name)->make(6, 60, params, kElemBytes)).per_rank[5].puts == 7);  // P + 1
   // SLT's default segment: 128 KiB of 4-byte elements, i.e. 32768 elements.
   const Schedule one = find_allreduce("sorted_linear_tree")->make(3, 32768, {}, kElemBytes);
   const Schedule two = find_allreduce("sorted_linear_tree")->make(3, 32769, {}, kElemBytes);
@@ -519,6 +521,6 @@ TEST_CASE("PRR: what waits on a late last rank, by k") {
     const std::size_t count = 3 * n;
     CHECK(left_after(allreduce_pre_reduced_ring(p, count, {}), p - 1).reduces == n * (n - 1) / 2);
     CHECK(left_after(allreduce_pre_reduced_ring(p, count, presteps_last_late(p)), p - 1).reduces == n - 1);
-    CHECK(left_after(allreduce_pre_reduced_ring(p, count, all_from_first(p)), p - 1).reduces == 0);
+    CHECK(left_after(allreduce_pre_reduced_ring(p, count, presteps_all_ahead(p)), p - 1).reduces == 0);
   }
 }

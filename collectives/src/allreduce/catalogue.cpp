@@ -23,10 +23,11 @@ Schedule pre_reduced_ring(int p, std::size_t n, const AlgorithmParams& params, s
   return allreduce_pre_reduced_ring(p, n, params.presteps);
 }
 
-// Arrival tickets give no estimates to derive k from: assume one late rank.
-Schedule pre_reduced_ring_last_late(int p, std::size_t n, const AlgorithmParams& params, std::size_t) {
+// Arrival tickets give no estimates to derive k from: take every pre-step,
+// so nothing waits on the last rank to arrive (pap.hpp).
+Schedule pre_reduced_ring_all_ahead(int p, std::size_t n, const AlgorithmParams& params, std::size_t) {
   if (!params.presteps.empty()) return allreduce_pre_reduced_ring(p, n, params.presteps);
-  return allreduce_pre_reduced_ring(p, n, presteps_last_late(p));
+  return allreduce_pre_reduced_ring(p, n, presteps_all_ahead(p));
 }
 
 template <ReducePhase reduce, BcastPhase bcast>
@@ -85,7 +86,7 @@ const std::array kAllreduce{
               ArrivalOrder::estimated},
     Algorithm{"pre_reduced_ring", true, false, 0, pre_reduced_ring, ArrivalOrder::estimated},
     Algorithm{"arrival_chain", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree, ArrivalOrder::ticket},
-    Algorithm{"arrival_prr", true, false, 0, pre_reduced_ring_last_late, ArrivalOrder::ticket},
+    Algorithm{"arrival_prr", true, false, 0, pre_reduced_ring_all_ahead, ArrivalOrder::ticket},
 };
 
 }  // namespace

@@ -47,6 +47,13 @@ std::vector<std::uint32_t> presteps_last_late(int ranks) {
   return k;
 }
 
+std::vector<std::uint32_t> presteps_all_ahead(int ranks) {
+  if (ranks < 1) throw std::invalid_argument("presteps_all_ahead: ranks must be >= 1");
+  std::vector<std::uint32_t> k(static_cast<std::size_t>(ranks));
+  for (int i = 0; i < ranks; ++i) k[static_cast<std::size_t>(i)] = static_cast<std::uint32_t>(ranks - 1 - i);
+  return k;
+}
+
 std::string presteps_problem(std::span<const std::uint32_t> k, int ranks) {
   if (ranks < 1) return "ranks must be >= 1";
   if (k.size() != static_cast<std::size_t>(ranks))

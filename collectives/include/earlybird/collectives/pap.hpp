@@ -42,6 +42,15 @@ std::vector<std::uint32_t> prr_presteps(std::span<const double> sorted_arrivals,
 // when it arrives. Throws std::invalid_argument for ranks < 1.
 std::vector<std::uint32_t> presteps_last_late(int ranks);
 
+// k = [P-1, P-2, ..., 1, 0]: every chunk starts at rank 0 and is reduced
+// last by rank P-1, so no reduction of any other rank waits on rank P-1: it
+// reduces every chunk last and starts the allgather. What `arrival_prr` runs.
+// The recurrence's k[P-2] = 0 comes from the paper's blocking sends, which
+// need the receiver present; earlybird's puts land in a late rank's window
+// while it is away, so the online variant takes every pre-step it can.
+// Throws std::invalid_argument for ranks < 1.
+std::vector<std::uint32_t> presteps_all_ahead(int ranks);
+
 // Why `k` is not a valid pre-step vector for `ranks` ranks, or "" when it is:
 // length `ranks` (>= 1), k[P-1] = 0, and k[i] in {k[i+1], k[i+1] + 1}.
 std::string presteps_problem(std::span<const std::uint32_t> k, int ranks);
