@@ -152,7 +152,8 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
     ArrivalBinding arrival = by_arrival ? arrival_binding(algorithm, key, arrival_call, arrival_us) : ArrivalBinding{};
     auto operation = std::make_shared<Operation>(plan_for(key), ctx, buffers, signature, timeout, description,
                                                  std::move(arrival));
-    items.push_back({std::move(operation), future, b + 1 == batches, all_started, straggler_after});
+    const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
+    items.push_back({std::move(operation), future, b + 1 == batches, all_started, straggler_after, allreduce_bytes});
   }
   return items;
 }
@@ -171,8 +172,8 @@ std::size_t CommCore::arrival_batch_count(PlanKey key) {
 ArrivalBinding CommCore::arrival_binding(const std::string& algorithm, const PlanKey& key, std::uint64_t call,
                                          std::int64_t arrival_us) {
   const std::size_t bytes = key.count * key.elem_bytes;
-  pap::ArrivalEntry::Setup setup{*pap::requested_from_name(algorithm), call, arrival_us, pap::timing_for(bytes, size_),
-                                 options_.verbose};
+  pap::ArrivalEntry::Setup setup{*pap::requested_from_name(algorithm), call, arrival_us,
+                                 pap::timing_for(bytes, size_, allreduce_history_.fastest_us(bytes)), options_.verbose};
   ArrivalBinding binding;
   binding.entry = std::make_unique<pap::ArrivalEntry>(board_, rank_, size_, setup);
   binding.plan_for = [this, key](const pap::ArrivalEntry& entry) {
@@ -267,6 +268,10 @@ void CommCore::retire() {
   } else {
     if (active_.op->sequence() > 0) lanes_.finished(active_.op->sequence(), active_.all_started);
     if (active_.op->sequence() > 0 && active_.op->arrival_ordered()) warm_peers_ = active_.op->peers_written();
+    if (active_.op->sequence() > 0 && active_.allreduce_bytes > 0) {
+      const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - active_since_;
+      allreduce_history_.record(active_.allreduce_bytes, took.count());
+    }
     if (active_.last_of_call) active_.future->complete();
   }
   active_ = Pending{};

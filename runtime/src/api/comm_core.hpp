@@ -7,6 +7,7 @@
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
 #include "../pap/arrival_board.hpp"
+#include "../pap/step_cost.hpp"
 #include "collective_call.hpp"
 #include "../progress/progress_engine.hpp"
 #include "../rma/transport.hpp"
@@ -71,6 +72,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
     bool last_of_call = true;
     bool all_started = false;  // completing it implies every rank started it
     std::chrono::milliseconds straggler_after{0};  // 0: no straggler report
+    std::size_t allreduce_bytes = 0;  // an allreduce's bytes (its time feeds tau); 0 otherwise
   };
   // What identifies a plan: the call's collective, algorithm, parameters and
   // element count, and this rank's virtual rank (its distance from the root).
@@ -123,6 +125,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
 
   // Caller threads.
   std::atomic<std::uint64_t> arrival_calls_{0};  // arrival-ordered calls submitted
+  pap::AllreduceHistory allreduce_history_;      // written by the progress thread
   std::mutex monitor_mutex_;
   std::optional<std::chrono::steady_clock::time_point> phase_begin_;
   mutable std::mutex straggler_mutex_;

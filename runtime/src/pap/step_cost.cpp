@@ -1,6 +1,7 @@
 #include "step_cost.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -49,8 +50,9 @@ const LinkCosts& measured_link_costs() {
   return costs;
 }
 
-Timing timing_for(std::size_t bytes, int ranks) {
+Timing timing_for(std::size_t bytes, int ranks, std::optional<double> fastest_allreduce_us) {
   Timing t;
+  const double ring_steps = 2.0 * static_cast<double>(std::max(ranks - 1, 1));
   const double fixed = fixed_tau_us();
   if (fixed > 0) {
     t.tau_us = fixed;
@@ -58,9 +60,23 @@ Timing timing_for(std::size_t bytes, int ranks) {
     const LinkCosts& c = measured_link_costs();
     const double chunk = static_cast<double>(bytes) / static_cast<double>(std::max(ranks, 1));
     t.tau_us = c.alpha_us + chunk * (c.beta_us_per_byte + c.gamma_us_per_byte);
+    if (fastest_allreduce_us) t.tau_us = std::max(t.tau_us, *fastest_allreduce_us / ring_steps);
   }
-  t.ring_us = 2.0 * static_cast<double>(std::max(ranks - 1, 1)) * t.tau_us;
+  t.ring_us = ring_steps * t.tau_us;
   return t;
+}
+
+void AllreduceHistory::record(std::size_t bytes, double us) {
+  std::lock_guard lock(mutex_);
+  auto [it, fresh] = fastest_.try_emplace(std::bit_width(bytes), us);
+  if (!fresh) it->second = std::min(it->second, us);
+}
+
+std::optional<double> AllreduceHistory::fastest_us(std::size_t bytes) const {
+  std::lock_guard lock(mutex_);
+  auto it = fastest_.find(std::bit_width(bytes));
+  if (it == fastest_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace earlybird::pap
