@@ -118,6 +118,7 @@ std::size_t CommCore::batch_count(PlanKey key) {
 // One Operation per batch. Elementwise collectives split into consecutive
 // element ranges, each a complete collective of its own.
 std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, const std::string& algorithm,
+                                                    std::uint64_t call_index,
                                                     const std::shared_ptr<FutureState>& future) {
   const std::size_t elem = size_of(call.type);
   const int virtual_rank = (rank_ - call.root + size_) % size_;
@@ -135,7 +136,6 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
   const std::string description = describe(call, algorithm, rank_, size_);
   const bool all_started = coll::completion_implies_all_started(call.collective);
   const OperationContext ctx{transport_.get(), engine_, &lanes_, layout_, call.root};
-  const std::uint64_t arrival_call = by_arrival ? arrival_calls_.fetch_add(1) : 0;
   const std::int64_t arrival_us = pap::global_now_us(*transport_);
   const auto straggler_after =
       call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
@@ -149,7 +149,7 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
     auto* out = static_cast<std::byte*>(call.output);
     const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
                                    call.owned_input};
-    ArrivalBinding arrival = by_arrival ? arrival_binding(algorithm, key, arrival_call, arrival_us) : ArrivalBinding{};
+    ArrivalBinding arrival = by_arrival ? arrival_binding(algorithm, key, call_index, arrival_us) : ArrivalBinding{};
     auto operation = std::make_shared<Operation>(plan_for(key), ctx, buffers, signature, timeout, description,
                                                  std::move(arrival));
     const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
@@ -191,6 +191,9 @@ ArrivalBinding CommCore::arrival_binding(const std::string& algorithm, const Pla
 }
 
 Future CommCore::run(const CollectiveCall& call) {
+  // Counted before validation so that ranks stay aligned even if one rank's
+  // call is refused: estimates are matched to calls by this number.
+  const std::uint64_t call_index = calls_.fetch_add(1);
   const std::string algorithm = choose_algorithm(call, size_);
   const std::string description = describe(call, algorithm, rank_, size_);
   auto invalid = [&](const std::string& why) { return Future(failed_future(description + ": " + why)); };
@@ -198,7 +201,7 @@ Future CommCore::run(const CollectiveCall& call) {
   if (const std::string why = invalid_reason(call, algorithm, rank_, size_); !why.empty()) return invalid(why);
   auto future = std::make_shared<FutureState>();
   try {
-    submit(operations(call, algorithm, future));
+    submit(operations(call, algorithm, call_index, future));
   } catch (const std::exception& e) {
     return invalid(e.what());
   }
@@ -328,7 +331,9 @@ void CommCore::monitor_phase_end() {
   phase_begin_.reset();
 }
 
-// The estimate is for this rank's next arrival-ordered call; the progress
+// The estimate is for this rank's next collective call on the communicator
+// (of any kind: an estimate made in a phase that ends in a ring allreduce
+// must not be taken for the next arrival-ordered call's); the progress
 // thread publishes it on rank 0's board, then warms up the connections the
 // last arrival-ordered collective used.
 void CommCore::monitor_edge(double fraction) {
@@ -344,7 +349,7 @@ void CommCore::monitor_edge(double fraction) {
   }
   const auto estimate = begin + std::chrono::duration_cast<std::chrono::steady_clock::duration>((now - begin) / fraction);
   const std::int64_t estimate_us = pap::global_us(*transport_, estimate);
-  const std::uint64_t call = arrival_calls_.load();
+  const std::uint64_t call = calls_.load();
   engine_->submit([self = shared_from_this(), call, estimate_us] {
     try {
       self->board_.publish_estimate(call, estimate_us);

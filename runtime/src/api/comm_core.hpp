@@ -90,7 +90,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   std::shared_ptr<const coll::RankPlan> plan_for(const PlanKey& key);
   bool fits(const coll::RankPlan& plan, std::size_t elem_bytes) const;
   std::size_t batch_count(PlanKey key);
-  std::vector<Pending> operations(const CollectiveCall& call, const std::string& algorithm,
+  std::vector<Pending> operations(const CollectiveCall& call, const std::string& algorithm, std::uint64_t call_index,
                                   const std::shared_ptr<FutureState>& future);
   std::size_t arrival_batch_count(PlanKey key);
   ArrivalBinding arrival_binding(const std::string& algorithm, const PlanKey& key, std::uint64_t call,
@@ -124,7 +124,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   std::vector<int> warm_peers_;  // whom the last arrival-ordered operation wrote to
 
   // Caller threads.
-  std::atomic<std::uint64_t> arrival_calls_{0};  // arrival-ordered calls submitted
+  std::atomic<std::uint64_t> calls_{0};  // collective calls submitted (numbers estimates)
   pap::AllreduceHistory allreduce_history_;      // written by the progress thread
   std::mutex monitor_mutex_;
   std::optional<std::chrono::steady_clock::time_point> phase_begin_;

@@ -9,8 +9,8 @@
 //   arrivals[e%2][r] rank r's arrival (global time) in epoch e
 //   decision[e%2]    [header, P entries]: the schedule chosen for epoch e by
 //                    the first rank to arrive (see arrival_policy.hpp)
-//   estimates[c%2][r] rank r's estimated arrival for its c-th arrival-ordered
-//                    call, published by edge()
+//   estimates[c%2][r] rank r's estimated arrival at its c-th collective call
+//                    on the communicator (of any kind), published by edge()
 //
 // Every word is tag | payload: the tag (24 bits) is the epoch (or call)
 // number + 1, so a reader tells this epoch's words from old ones; the payload

@@ -45,6 +45,8 @@ void ArrivalEntry::log_decision(const Observations& seen) const {
   text += ", pre-steps";
   for (auto k : decision_->presteps) text += " " + std::to_string(k);
   text += ", estimate spread " + std::to_string(static_cast<long long>(spread_us(seen.estimates))) + " us";
+  text += ", estimates (call " + std::to_string(setup_.call) + ", us since this call's decider arrived):";
+  for (const auto& e : seen.estimates) text += e ? " " + std::to_string(*e - setup_.arrival_us) : std::string(" -");
   std::fprintf(stderr, "%s\n", text.c_str());
 }
 

@@ -27,7 +27,7 @@ class ArrivalEntry {
  public:
   struct Setup {
     Requested requested = Requested::arrival_chain;
-    std::uint64_t call = 0;   // n-th arrival-ordered call (estimates are per call)
+    std::uint64_t call = 0;   // n-th collective call on the communicator (estimates are per call)
     std::int64_t arrival_us = 0;  // when the user called, global time
     Timing timing;
     bool verbose = false;  // the decider logs its decision (EARLYBIRD_VERBOSE=1)
