@@ -11,6 +11,11 @@
 #include <earlybird/future.hpp>
 
 #include <exception>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include <mpi.h>
@@ -24,7 +29,46 @@ namespace {
 struct PendingCall {
   bool fatal = true;
   std::string error;  // written before MPI_Grequest_complete, read after
+  MPI_Request handle = MPI_REQUEST_NULL;
 };
+
+// Earlybird's outstanding requests, each with a future that is ready once
+// MPI_Grequest_complete has returned for it, until MPI frees them.
+using Completed = std::shared_future<void>;
+
+class Outstanding {
+ public:
+  void add(MPI_Request handle, const Completed& future) {
+    std::lock_guard lock(mutex_);
+    futures_.insert_or_assign(handle, future);
+  }
+  void remove(MPI_Request handle) {
+    std::lock_guard lock(mutex_);
+    futures_.erase(handle);
+  }
+  std::optional<Completed> find(MPI_Request handle) {
+    std::lock_guard lock(mutex_);
+    auto it = futures_.find(handle);
+    if (it == futures_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<MPI_Request, Completed> futures_;
+};
+
+Outstanding& outstanding() {
+  static Outstanding requests;
+  return requests;
+}
+
+// Sleeps until `request`, if it is one of ours, is complete in MPI's eyes;
+// its error, if any, is reported by the MPI completion call after.
+void sleep_until_done(MPI_Request request) {
+  if (request == MPI_REQUEST_NULL) return;
+  if (const std::optional<Completed> completed = outstanding().find(request)) completed->wait();
+}
 
 int query_request(void* extra, MPI_Status* status) {
   auto* pending = static_cast<PendingCall*>(extra);
@@ -39,7 +83,9 @@ int query_request(void* extra, MPI_Status* status) {
 }
 
 int free_request(void* extra) {
-  delete static_cast<PendingCall*>(extra);
+  auto* pending = static_cast<PendingCall*>(extra);
+  outstanding().remove(pending->handle);
+  delete pending;
   return MPI_SUCCESS;
 }
 
@@ -55,7 +101,10 @@ int request_for(const Future& future, MPI_Comm comm, MPI_Request* request) {
     return rc;
   }
   const MPI_Request handle = *request;
-  future.on_complete([pending, handle](std::exception_ptr error) {
+  pending->handle = handle;
+  auto granted = std::make_shared<std::promise<void>>();
+  outstanding().add(handle, granted->get_future().share());
+  future.on_complete([pending, handle, granted](std::exception_ptr error) {
     if (error) {
       try {
         std::rethrow_exception(error);
@@ -64,6 +113,7 @@ int request_for(const Future& future, MPI_Comm comm, MPI_Request* request) {
       }
     }
     PMPI_Grequest_complete(handle);
+    granted->set_value();
   });
   return MPI_SUCCESS;
 }
@@ -86,4 +136,14 @@ EARLYBIRD_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int coun
   } catch (const std::exception& e) {
     return report_failure(comm, call.name, e.what());
   }
+}
+
+EARLYBIRD_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (request) sleep_until_done(*request);
+  return PMPI_Wait(request, status);
+}
+
+EARLYBIRD_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  for (int i = 0; requests && i < count; ++i) sleep_until_done(requests[i]);
+  return PMPI_Waitall(count, requests, statuses);
 }
