@@ -49,7 +49,6 @@ class MpiTransport final : public Transport {
   void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
   void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
-  std::int64_t clock_error_ns() const override { return clock_.error_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   void poll_hook() override;
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;

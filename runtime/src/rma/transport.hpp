@@ -44,10 +44,8 @@ class Transport {
   // (MPI_Accumulate with MPI_REPLACE), complete at the target on return.
   virtual void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) = 0;
   // This rank's steady clock minus rank 0's, in nanoseconds, as measured when
-  // the transport was created (0 when all ranks share one clock), and the
-  // bound on that measurement's error.
+  // the transport was created (0 when all ranks share one clock).
   virtual std::int64_t clock_offset_ns() const { return 0; }
-  virtual std::int64_t clock_error_ns() const { return 0; }
   // Rank 0's steady clock, in nanoseconds, when the transport was created:
   // the origin of the communicator's global time (see pap/global_clock.hpp).
   virtual std::int64_t clock_origin_ns() const = 0;
