@@ -29,7 +29,9 @@
 // with the busiest rank's single port doing max_r puts(r) transfers.
 // Early ranks do more: with k = presteps_last_late(P), P >= 4, ids
 // 0..P-4 put 2P times, id P-3 2P-1, id P-2 P, and the late id P-1 P+1
-// (it reduces P-1 chunks and receives P).
+// (it reduces P-1 chunks and receives P). The catalogue's `arrival_prr`
+// runs k = presteps_all_ahead(P) = [P-1, ..., 0] instead: every chunk starts
+// at id 0, the late id P-1 puts P times and nothing else waits on it.
 //
 // What the last rank does after it arrives: it is the last reducer of every
 // chunk rank 0 starts (chunks 0..k[0]): those partials are waiting in its
