@@ -24,7 +24,7 @@ class Backoff {
     } else if (step_ < spin_steps_ + yield_steps_) {
       std::this_thread::yield();
     } else {
-      const int doublings = std::min(step_ - spin_steps_ - kYieldSteps, kMaxDoublings);
+      const int doublings = std::min(step_ - spin_steps_ - yield_steps_, kMaxDoublings);
       std::this_thread::sleep_for(std::chrono::microseconds(1 << doublings));
     }
   }
