@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../exec/tbb_handoff.hpp"
+#include "../progress/cpu_relax.hpp"
 #include "../topo/topology.hpp"
 
 #include <oneapi/tbb/task_arena.h>
@@ -31,12 +32,6 @@ namespace {
 // on the condition variable, which costs a futex wake-up. Only briefly: when a
 // rank has one core, a spinning waiter steals it from the progress thread.
 constexpr int kSpinsBeforeBlocking = 4000;
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 }  // namespace
 
 void FutureState::wait() const {
