@@ -13,6 +13,12 @@
 namespace earlybird {
 namespace {
 
+// Counts one event in a counter only the progress thread writes: a relaxed
+// load and store, no locked read-modify-write on the hot loop.
+void count(std::atomic<std::uint64_t>& counter) {
+  counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 // TBB sizes its worker pool from the process's affinity mask, which mpirun
 // often narrows to one core; earlybird sizes its arena from hwloc and ranks per
 // node instead, so allow at least that many workers process-wide.
@@ -93,6 +99,7 @@ void ProgressEngine::run() {
   wake_.notify_all();
   Backoff backoff(topo::cores_shared());
   for (;;) {
+    count(loop_turns_);
     const bool progressed = drain_requests() | poll_active();
     if (progressed) {
       backoff.reset();
@@ -104,7 +111,10 @@ void ProgressEngine::run() {
     if (active_.empty()) {
       std::unique_lock lock(mutex_);
       if (stop_ && requests_.empty()) return;
-      if (requests_.empty()) wake_.wait(lock, [&] { return stop_ || !requests_.empty(); });
+      if (requests_.empty()) {
+        count(idle_blocks_);
+        wake_.wait(lock, [&] { return stop_ || !requests_.empty(); });
+      }
       backoff.reset();
       continue;
     }

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -46,6 +47,10 @@ class ProgressEngine {
   bool on_progress_thread() const { return std::this_thread::get_id() == thread_id_; }
   oneapi::tbb::task_arena& arena() { return arena_; }
   int worker_threads() const { return options_.worker_threads; }
+  // Diagnostics (tests): turns of the progress loop so far, and how many of
+  // them ended blocked, idle, until a request came.
+  std::uint64_t loop_turns() const { return loop_turns_.load(std::memory_order_relaxed); }
+  std::uint64_t idle_blocks() const { return idle_blocks_.load(std::memory_order_relaxed); }
 
  private:
   void run();
@@ -58,6 +63,8 @@ class ProgressEngine {
   std::condition_variable wake_;
   std::vector<std::function<void()>> requests_;
   std::atomic<bool> has_requests_{false};
+  std::atomic<std::uint64_t> loop_turns_{0};   // written by the progress thread only
+  std::atomic<std::uint64_t> idle_blocks_{0};  // written by the progress thread only
   bool stop_ = false;
   std::vector<std::shared_ptr<Pollable>> active_;  // progress thread only
   std::thread::id thread_id_;
