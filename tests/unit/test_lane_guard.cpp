@@ -1,0 +1,126 @@
+// LaneGuard (runtime/src/exec/lane_guard.hpp): when a rank may write a peer's
+// window lane for collective n (the peer finished n - 2), from knowledge that
+// is implied (a collective every rank had to start) or asked (the peer's done
+// word, read through the transport). Ranks are in-process transports over one
+// fabric, driven from this thread.
+#include <doctest/doctest.h>
+
+#include "exec/lane_guard.hpp"
+#include "rma/inproc_transport.hpp"
+#include "rma/window_layout.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+using namespace earlybird;
+
+namespace {
+
+// `ranks` transports over one fabric, and one LaneGuard per rank.
+struct World {
+  explicit World(int ranks) : fabric(std::make_shared<InProcFabric>(ranks, WindowLayout::kHeaderBytes)) {
+    for (int r = 0; r < ranks; ++r) transports.push_back(std::make_unique<InProcTransport>(fabric, r));
+    for (int r = 0; r < ranks; ++r) guards.push_back(std::make_unique<LaneGuard>(*transports[r], ranks));
+  }
+  LaneGuard& guard(int rank) { return *guards[static_cast<std::size_t>(rank)]; }
+  std::uint64_t done_word(int rank) {
+    return transports[0]->load_remote(rank, WindowLayout::kDoneWordOffset);
+  }
+  std::shared_ptr<InProcFabric> fabric;
+  std::vector<std::unique_ptr<InProcTransport>> transports;
+  std::vector<std::unique_ptr<LaneGuard>> guards;
+};
+
+// The highest sequence `guard` may write into `peer`'s lane for, searched up
+// to `limit`: free(peer, n) holds for n <= answer and fails above it.
+std::uint64_t last_free(const LaneGuard& guard, int peer, std::uint64_t limit = 100) {
+  std::uint64_t n = 1;
+  while (n < limit && guard.free(peer, n + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("with nothing known, only the first two collectives' lanes are free") {
+  World world(3);
+  for (int peer = 0; peer < 3; ++peer) {
+    CAPTURE(peer);
+    CHECK(world.guard(0).free(peer, 0));
+    CHECK(world.guard(0).free(peer, 1));
+    CHECK(world.guard(0).free(peer, 2));
+    CHECK_FALSE(world.guard(0).free(peer, 3));
+  }
+}
+
+TEST_CASE("finished(n, all started) implies every peer finished n - 1: lanes up to n + 1 are free") {
+  World world(4);
+  world.guard(0).finished(5, true);
+  for (int peer = 0; peer < 4; ++peer) {
+    CAPTURE(peer);
+    CHECK(world.guard(0).free(peer, 6));
+    CHECK_FALSE(world.guard(0).free(peer, 7));
+    CHECK(last_free(world.guard(0), peer) == 6);
+  }
+  // Other ranks' guards learn nothing from rank 0's completion.
+  CHECK(last_free(world.guard(1), 0) == 2);
+}
+
+TEST_CASE("finished(n) publishes n in this rank's done word, all started or not") {
+  World world(2);
+  CHECK(world.done_word(1) == 0);
+  world.guard(1).finished(3, false);
+  CHECK(world.done_word(1) == 3);
+  world.guard(1).finished(4, true);
+  CHECK(world.done_word(1) == 4);
+  CHECK(world.done_word(0) == 0);
+}
+
+TEST_CASE("finished(n) of a collective not all ranks started implies nothing about peers") {
+  World world(3);
+  world.guard(0).finished(7, false);
+  for (int peer = 0; peer < 3; ++peer) CHECK(last_free(world.guard(0), peer) == 2);
+}
+
+TEST_CASE("ask(peer) reads the peer's done word: its lanes up to done + 2 are free, others' unchanged") {
+  World world(3);
+  world.guard(1).finished(5, false);  // rank 1 finished 5; a broadcast, say
+  world.guard(0).ask(1);
+  CHECK(world.guard(0).free(1, 7));
+  CHECK_FALSE(world.guard(0).free(1, 8));
+  CHECK(last_free(world.guard(0), 2) == 2);  // rank 2 was not asked
+}
+
+TEST_CASE("ask(peer) of a peer that finished nothing yet leaves only lanes 1 and 2 free") {
+  World world(2);
+  world.guard(0).ask(1);
+  CHECK(last_free(world.guard(0), 1) == 2);
+}
+
+TEST_CASE("knowledge never goes back") {
+  World world(2);
+  SUBCASE("an implied finish is not undone by asking a peer that published less") {
+    world.guard(1).finished(4, false);
+    world.guard(0).finished(10, true);  // implies rank 1 finished 9
+    world.guard(0).ask(1);              // rank 1's word says 4
+    CHECK(last_free(world.guard(0), 1) == 11);
+  }
+  SUBCASE("a later, smaller implied finish does not lower what was asked") {
+    world.guard(1).finished(20, false);
+    world.guard(0).ask(1);
+    world.guard(0).finished(6, true);
+    CHECK(last_free(world.guard(0), 1) == 22);
+    CHECK(last_free(world.guard(0), 0) == 7);  // rank 0 itself: only the implied 5
+  }
+}
+
+TEST_CASE("asking again picks up the peer's progress") {
+  World world(2);
+  world.guard(1).finished(1, false);
+  world.guard(0).ask(1);
+  CHECK(last_free(world.guard(0), 1) == 3);
+  world.guard(1).finished(2, false);
+  CHECK(last_free(world.guard(0), 1) == 3);  // not asked yet: still the old answer
+  world.guard(0).ask(1);
+  CHECK(last_free(world.guard(0), 1) == 4);
+}
