@@ -7,6 +7,8 @@
 #include <earlybird/collectives/builder.hpp>
 
 #include <cstddef>
+#include <string>
+#include <utility>
 
 namespace earlybird::coll::detail {
 
@@ -14,5 +16,18 @@ void bcast_binomial_phase(Builder& b, Buffer source);
 void bcast_chain_phase(Builder& b, Buffer source, std::size_t segment_elems);
 void bcast_binary_tree_phase(Builder& b, Buffer source, std::size_t segment_elems);
 void bcast_scatter_allgather_phase(Builder& b, Buffer source);
+
+// Rank 0's output = its input when the source is its input (nothing when the
+// source is already its output). Appended after rank 0's last read of input,
+// so an in-place call (input aliases output) never reads overwritten input.
+void copy_root_output(Builder& b, Buffer source);
+
+// A bcast generator: `phase(b, Buffer::input)` on a fresh Builder.
+template <class Phase>
+Schedule bcast_schedule(std::string name, int ranks, std::size_t count, Phase phase) {
+  Builder b(std::move(name), ranks, count);
+  phase(b, Buffer::input);
+  return std::move(b).finish();
+}
 
 }  // namespace earlybird::coll::detail

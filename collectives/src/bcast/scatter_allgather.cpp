@@ -1,5 +1,5 @@
 // bcast_scatter_allgather — van de Geijn's broadcast: the root scatters the
-// vector in P chunks down the binomial tree (trees.hpp; a rank receives its
+// vector in P chunks down the binomial tree (../topology/tree.hpp; a rank receives its
 // whole subtree's chunks in one put), then a ring allgather spreads the
 // chunks. The ring skips every hop whose receiver already holds the chunk
 // from the scatter (the root holds all; an ancestor of rank j holds chunk
@@ -31,9 +31,10 @@
 //   ring k=1   0->1 c3, 1->2 c0, 2->3 c1 all     c0 c1 c3  all       c1-c3
 //   ring k=2   0->1 c2, 2->3 c0          all     all       all       all
 //              (1->2 c3 skipped: rank 2 got c3 from the scatter)
-#include "../allgather/ring_allgather.hpp"
 #include "bcast_phases.hpp"
-#include "trees.hpp"
+
+#include "../allgather/ring_allgather.hpp"
+#include "../topology/tree.hpp"
 
 #include <earlybird/collectives/bcast.hpp>
 #include <earlybird/collectives/partition.hpp>
@@ -71,7 +72,7 @@ void binomial_scatter(Builder& b, Buffer source) {
   const int p = b.ranks();
   const Tree tree = binomial_tree(p);
   for (int r = 0; r < p; ++r) {
-    for (const int child : tree.children[static_cast<std::size_t>(r)]) {
+    for (const int child : children_in(tree, r, ChildOrder::highest_rank_first)) {
       const Range chunks = chunk_span(b.count(), p, child, binomial_subtree_end(child, p));
       const Slot landing{child, Buffer::scratch, chunks};
       b.put({r, r == 0 ? source : Buffer::scratch, chunks}, landing);
@@ -91,9 +92,7 @@ void bcast_scatter_allgather_phase(Builder& b, Buffer source) {
 }  // namespace detail
 
 Schedule bcast_scatter_allgather(int ranks, std::size_t count) {
-  Builder b("bcast_scatter_allgather", ranks, count);
-  detail::bcast_scatter_allgather_phase(b, Buffer::input);
-  return std::move(b).finish();
+  return detail::bcast_schedule("bcast_scatter_allgather", ranks, count, detail::bcast_scatter_allgather_phase);
 }
 
 }  // namespace earlybird::coll

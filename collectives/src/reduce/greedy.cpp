@@ -165,9 +165,8 @@ void reduce_greedy_phase(Builder& b, std::size_t segment_elems) {
 }  // namespace detail
 
 Schedule reduce_greedy(int ranks, std::size_t count, std::size_t segment_elems) {
-  Builder b("reduce_greedy", ranks, count, shape_of(Collective::reduce, ranks, count));
-  detail::reduce_greedy_phase(b, segment_elems);
-  return std::move(b).finish();
+  return detail::reduce_schedule("reduce_greedy", ranks, count,
+                                 [=](Builder& b) { detail::reduce_greedy_phase(b, segment_elems); });
 }
 
 }  // namespace earlybird::coll
