@@ -2,7 +2,7 @@
 // rank r XOR 2^k every block it has so far (its aligned group of 2^k blocks),
 // so the blocks held double each round.
 //
-// Any P (the fold of folded_blocks.hpp): with P' = 2^floor(log2 P) and
+// Any P (the upper fold of ../topology/fold.hpp): with P' = 2^floor(log2 P) and
 // e = P - P', extra rank P'+i first puts its block to rank i and sits out;
 // the butterfly runs over super-blocks (rank q < e carries blocks q and
 // P'+q: two puts per round where a group holds extra blocks); at the end
@@ -34,7 +34,7 @@
 //   k=1 (xor 2)  0-3        0-3        0-3        0-3
 // For P = 5 rank 4 first hands block 4 to rank 0, which carries blocks
 // {0, 4} through the butterfly and returns blocks 0-3 to rank 4 at the end.
-#include "folded_blocks.hpp"
+#include "../topology/fold.hpp"
 
 #include <earlybird/collectives/allgather.hpp>
 #include <earlybird/collectives/builder.hpp>
@@ -44,7 +44,7 @@ namespace {
 
 class RecursiveDoubling {
  public:
-  explicit RecursiveDoubling(Builder& b) : b_(b), count_(b.count()), folded_(b.ranks()) {}
+  explicit RecursiveDoubling(Builder& b) : b_(b), count_(b.count()), folded_(b.ranks(), detail::FoldPairing::upper) {}
 
   void run() {
     for (int r = 0; r < b_.ranks(); ++r) start(r);
@@ -58,22 +58,22 @@ class RecursiveDoubling {
   // it into its partner. Input is read here only, before any output write.
   void start(int r) {
     const Slot input{r, Buffer::input, {0, count_}};
-    if (folded_.is_extra(r))
-      send_blocks(r, folded_.partner(r), r, 1);
+    if (folded_.sits_out(r))
+      send_blocks(r, folded_.folds_into(r), r, 1);
     else
       b_.copy(blocks(r, Buffer::scratch, r, 1), input);
     b_.copy(blocks(r, Buffer::output, r, 1), input);
   }
 
   void exchange(int r, int peer, int group_size) {
-    const detail::BlockRuns runs = folded_.runs(r & ~(group_size - 1), group_size);
+    const detail::BlockRuns runs = folded_.super_blocks(r & ~(group_size - 1), group_size);
     send_blocks(r, peer, runs.core_first, runs.core_count);
     send_blocks(r, peer, runs.extra_first, runs.extra_count);
   }
 
   // Core rank i returns every block but the extra rank's own.
   void unfold(int i) {
-    const int extra_rank = folded_.partner(i);
+    const int extra_rank = folded_.folded_rank(i);
     send_blocks(i, extra_rank, 0, extra_rank);
     send_blocks(i, extra_rank, extra_rank + 1, b_.ranks() - extra_rank - 1);
   }
@@ -88,7 +88,7 @@ class RecursiveDoubling {
 
   // An extra rank only ever sends its own block, straight from its input.
   Slot sent_from(int rank, int first, int n) const {
-    if (folded_.is_extra(rank)) return {rank, Buffer::input, {0, count_}};
+    if (folded_.sits_out(rank)) return {rank, Buffer::input, {0, count_}};
     return blocks(rank, Buffer::scratch, first, n);
   }
 
@@ -98,7 +98,7 @@ class RecursiveDoubling {
 
   Builder& b_;
   std::size_t count_;
-  detail::FoldedBlocks folded_;
+  detail::Fold folded_;
 };
 
 }  // namespace

@@ -17,7 +17,7 @@
 //   sent, ((P-1)/P) count reduced; rounds 2 log2 P.
 // Latency and bandwidth optimal for powers of two.
 //
-// Any P: the pair fold (pair_fold.hpp): rank 2i (i < e = P - P') hands its
+// Any P: the adjacent fold (../topology/fold.hpp): rank 2i (i < e = P - P') hands its
 // input to rank 2i+1 first and gets the result back at the end:
 // + 2(alpha + beta m) + gamma m and two more rounds; rank 2i+1 does one more
 // put, count more elements sent and reduced; rank 2i does one put of count
@@ -37,8 +37,8 @@
 //   rs k=1 (xor 2)  c0:{0-3}      c2:{0-3}      c1:{0-3}      c3:{0-3}
 //   ag k=1 (xor 2)  c0,c1         c2,c3         c0,c1         c2,c3
 //   ag k=0 (xor 1)  c0-c3         c0-c3         c0-c3         c0-c3
-// For P = 6 ranks 0 and 2 fold into ranks 1 and 3 first (pair_fold.hpp).
-#include "pair_fold.hpp"
+// For P = 6 ranks 0 and 2 fold into ranks 1 and 3 first (../topology/fold.hpp).
+#include "../topology/fold.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/partition.hpp>
@@ -65,7 +65,7 @@ struct ChunkRun {
 
 class Rabenseifner {
  public:
-  Rabenseifner(Builder& b, const detail::PairFold& fold)
+  Rabenseifner(Builder& b, const detail::Fold& fold)
       : b_(b),
         fold_(fold),
         held_(static_cast<std::size_t>(fold.core()), ChunkRun{0, fold.core()}),
@@ -133,7 +133,7 @@ class Rabenseifner {
   }
 
   Builder& b_;
-  const detail::PairFold& fold_;
+  const detail::Fold& fold_;
   std::vector<ChunkRun> held_;               // chunks each core rank holds
   std::vector<std::size_t> halving_used_;    // scratch the halving rounds used so far
   std::vector<Buffer> vector_in_;            // input until the rank's first reduce
@@ -143,7 +143,7 @@ class Rabenseifner {
 
 Schedule allreduce_rabenseifner(int ranks, std::size_t count) {
   Builder b("allreduce_rabenseifner", ranks, count);
-  const detail::PairFold fold(ranks);
+  const detail::Fold fold(ranks, detail::FoldPairing::adjacent);
   fold.fold_in(b, count);
   Rabenseifner butterfly(b, fold);
   for (int k = 0; k < fold.rounds(); ++k) butterfly.halving_round(k);

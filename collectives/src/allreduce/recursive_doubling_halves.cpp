@@ -12,7 +12,7 @@
 // Against recursive_doubling: half the reduction work, twice the latency
 // terms, the same bytes on the wire.
 //
-// Any P: the pair fold (pair_fold.hpp). With P' = 2^floor(log2 P) and
+// Any P: the adjacent fold (../topology/fold.hpp). With P' = 2^floor(log2 P) and
 // e = P - P', rank 2i (i < e) hands its input to rank 2i+1 first and gets the
 // result back at the end: + 2(alpha + beta m) + gamma m, two more rounds; rank
 // 2i+1 does one more put, count more elements sent and reduced; rank 2i does
@@ -31,8 +31,8 @@
 //   k=0 swap         {0,1}      {0,1}      {2,3}      {2,3}
 //   k=1 reduce       L:{0-3}    L:{0-3}    U:{0-3}    U:{0-3}
 //   k=1 swap         {0-3}      {0-3}      {0-3}      {0-3}
-// For P = 6 ranks 0 and 2 fold into ranks 1 and 3 first (pair_fold.hpp).
-#include "pair_fold.hpp"
+// For P = 6 ranks 0 and 2 fold into ranks 1 and 3 first (../topology/fold.hpp).
+#include "../topology/fold.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/partition.hpp>
@@ -50,7 +50,7 @@ constexpr int kUpper = 1;
 // live: its input, its output, or the scratch slot they were last received in.
 class HalvesButterfly {
  public:
-  HalvesButterfly(Builder& b, const detail::PairFold& fold)
+  HalvesButterfly(Builder& b, const detail::Fold& fold)
       : b_(b), fold_(fold), half_{chunk(b.count(), 2, kLower), chunk(b.count(), 2, kUpper)} {
     for (int c = 0; c < fold.core(); ++c)
       where_.push_back({slot_of(c, fold.vector_buffer(c), kLower), slot_of(c, fold.vector_buffer(c), kUpper)});
@@ -108,7 +108,7 @@ class HalvesButterfly {
   Slot& where(int core_rank, int half) { return where_[static_cast<std::size_t>(core_rank)][static_cast<std::size_t>(half)]; }
 
   Builder& b_;
-  const detail::PairFold& fold_;
+  const detail::Fold& fold_;
   std::array<Range, 2> half_;
   std::vector<std::array<Slot, 2>> where_;
 };
@@ -117,7 +117,7 @@ class HalvesButterfly {
 
 Schedule allreduce_recursive_doubling_halves(int ranks, std::size_t count) {
   Builder b("allreduce_recursive_doubling_halves", ranks, count);
-  const detail::PairFold fold(ranks);
+  const detail::Fold fold(ranks, detail::FoldPairing::adjacent);
   fold.fold_in(b, static_cast<std::size_t>(fold.rounds()) * count);  // scratch slot after the rounds'
   HalvesButterfly butterfly(b, fold);
   for (int k = 0; k < fold.rounds(); ++k) butterfly.round(k);

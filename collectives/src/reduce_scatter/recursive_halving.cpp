@@ -3,7 +3,7 @@
 // blocks that contains block r, puts the other half to rank r XOR d (whose
 // half it is), and adds the half it receives to its own partial sums.
 //
-// Any P (the fold of ../allgather/folded_blocks.hpp): with P' =
+// Any P (the upper fold of ../topology/fold.hpp): with P' =
 // 2^floor(log2 P) and e = P - P', extra rank P'+i first puts its whole input
 // to rank i, which adds it to its own; the butterfly halves over
 // super-blocks (rank q < e answers for blocks q and P'+q: two puts and two
@@ -41,7 +41,7 @@
 //   d=1 (xor 1)  b0:all        b1:all        b2:all        b3:all
 // For P = 5 rank 4 first adds its input to rank 0's, rank 0 carries blocks
 // {0, 4} through the butterfly and finally puts block 4 to rank 4.
-#include "../allgather/folded_blocks.hpp"
+#include "../topology/fold.hpp"
 
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/reduce_scatter.hpp>
@@ -65,7 +65,7 @@ struct Held {
 class RecursiveHalving {
  public:
   explicit RecursiveHalving(Builder& b)
-      : b_(b), n_(b.count()), folded_(b.ranks()), held_(static_cast<std::size_t>(b.ranks())) {}
+      : b_(b), n_(b.count()), folded_(b.ranks(), detail::FoldPairing::upper), held_(static_cast<std::size_t>(b.ranks())) {}
 
   void run() {
     for (Held& h : held_) h = {Buffer::input, 0, elems_of(folded_.core()), 0};
@@ -85,7 +85,7 @@ class RecursiveHalving {
   void fold(int i, std::size_t at) {
     const std::size_t all = static_cast<std::size_t>(b_.ranks()) * n_;
     const Slot sum{i, Buffer::scratch, {at, all}};
-    b_.put({folded_.partner(i), Buffer::input, {0, all}}, sum);
+    b_.put({folded_.folded_rank(i), Buffer::input, {0, all}}, sum);
     b_.reduce(sum, {i, Buffer::input, {0, all}}, sum);
     held_[static_cast<std::size_t>(i)] = {Buffer::scratch, at, at + elems_of(folded_.core()), 0};
   }
@@ -99,7 +99,7 @@ class RecursiveHalving {
 
   void send_half(int r, int peer, int d, std::size_t landing) {
     const int half = peer & ~(d - 1);
-    const detail::BlockRuns runs = folded_.runs(half, d);
+    const detail::BlockRuns runs = folded_.super_blocks(half, d);
     const Held& h = held_[static_cast<std::size_t>(r)];
     b_.put(core_part(r, h, half, runs), {peer, Buffer::scratch, {landing, elems_of(runs.core_count)}});
     b_.put(extra_part(r, h, half, runs), {peer, Buffer::scratch, {landing + elems_of(d), elems_of(runs.extra_count)}});
@@ -109,7 +109,7 @@ class RecursiveHalving {
   // in the landing itself; the last round's core block goes to the output.
   void reduce_half(int r, int d, std::size_t landing) {
     const int half = r & ~(d - 1);
-    const detail::BlockRuns runs = folded_.runs(half, d);
+    const detail::BlockRuns runs = folded_.super_blocks(half, d);
     Held& h = held_[static_cast<std::size_t>(r)];
     const Slot core_in{r, Buffer::scratch, {landing, elems_of(runs.core_count)}};
     const Slot extra_in{r, Buffer::scratch, {landing + elems_of(d), elems_of(runs.extra_count)}};
@@ -121,7 +121,7 @@ class RecursiveHalving {
   // Rank i's finished block P'+i goes to rank P'+i.
   void unfold(int i) {
     const Held& h = held_[static_cast<std::size_t>(i)];
-    const int extra_rank = folded_.partner(i);
+    const int extra_rank = folded_.folded_rank(i);
     const Slot landing{extra_rank, Buffer::scratch, {0, n_}};
     b_.put({i, Buffer::scratch, {h.extra_at, n_}}, landing);
     b_.copy({extra_rank, Buffer::output, {0, n_}}, landing);
@@ -146,7 +146,7 @@ class RecursiveHalving {
 
   Builder& b_;
   std::size_t n_;
-  detail::FoldedBlocks folded_;
+  detail::Fold folded_;
   std::vector<Held> held_;
 };
 
