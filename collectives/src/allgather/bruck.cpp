@@ -26,6 +26,9 @@
 //   d=1     0 1        1 2        2 3        3 0
 //   d=2     0 1 2 3    1 2 3 0    2 3 0 1    3 0 1 2
 // For P = 5 the round d=4 moves a single block: min(4, 5-4).
+#include "../schedule/block_slots.hpp"
+#include "../schedule/build_schedule.hpp"
+
 #include <earlybird/collectives/allgather.hpp>
 #include <earlybird/collectives/builder.hpp>
 
@@ -65,7 +68,7 @@ class Bruck {
   Slot positions(int rank, int first, int n) const { return blocks(rank, Buffer::scratch, first, n); }
   Slot output_blocks(int rank, int first, int n) const { return blocks(rank, Buffer::output, first, n); }
   Slot blocks(int rank, Buffer buffer, int first, int n) const {
-    return {rank, buffer, {static_cast<std::size_t>(first) * count_, static_cast<std::size_t>(n) * count_}};
+    return detail::block_run(rank, buffer, count_, first, n);
   }
 
   Builder& b_;
@@ -76,9 +79,8 @@ class Bruck {
 }  // namespace
 
 Schedule allgather_bruck(int ranks, std::size_t count) {
-  Builder b("allgather_bruck", ranks, count, shape_of(Collective::allgather, ranks, count));
-  Bruck(b).run();
-  return std::move(b).finish();
+  return detail::build_schedule("allgather_bruck", Collective::allgather, ranks, count,
+                                [](Builder& b) { Bruck(b).run(); });
 }
 
 }  // namespace earlybird::coll

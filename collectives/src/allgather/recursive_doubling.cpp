@@ -34,6 +34,8 @@
 //   k=1 (xor 2)  0-3        0-3        0-3        0-3
 // For P = 5 rank 4 first hands block 4 to rank 0, which carries blocks
 // {0, 4} through the butterfly and returns blocks 0-3 to rank 4 at the end.
+#include "../schedule/block_slots.hpp"
+#include "../schedule/build_schedule.hpp"
 #include "../topology/fold.hpp"
 
 #include <earlybird/collectives/allgather.hpp>
@@ -93,7 +95,7 @@ class RecursiveDoubling {
   }
 
   Slot blocks(int rank, Buffer buffer, int first, int n) const {
-    return {rank, buffer, {static_cast<std::size_t>(first) * count_, static_cast<std::size_t>(n) * count_}};
+    return detail::block_run(rank, buffer, count_, first, n);
   }
 
   Builder& b_;
@@ -104,9 +106,8 @@ class RecursiveDoubling {
 }  // namespace
 
 Schedule allgather_recursive_doubling(int ranks, std::size_t count) {
-  Builder b("allgather_recursive_doubling", ranks, count, shape_of(Collective::allgather, ranks, count));
-  RecursiveDoubling(b).run();
-  return std::move(b).finish();
+  return detail::build_schedule("allgather_recursive_doubling", Collective::allgather, ranks, count,
+                                [](Builder& b) { RecursiveDoubling(b).run(); });
 }
 
 }  // namespace earlybird::coll

@@ -19,7 +19,7 @@
 //   k=0     0 3        1 0        2 1        3 2
 //   k=1     0 3 2      1 0 3      2 1 0      3 2 1
 //   k=2     all        all        all        all
-#include "ring_allgather.hpp"
+#include "ring_phase.hpp"
 
 #include <earlybird/collectives/allgather.hpp>
 #include <earlybird/collectives/builder.hpp>

@@ -22,7 +22,7 @@
 //   reduce 2      {0-2}
 //   reduce 3      {0-3}
 //   scatter       {0-3}      {0-3}      {0-3}      {0-3}
-#include "vector_slot.hpp"
+#include "../schedule/block_slots.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/builder.hpp>
@@ -30,17 +30,17 @@
 namespace earlybird::coll {
 namespace {
 
-using detail::whole_vector;
+using detail::block_slot;
 
 // Rank r > 0 puts its input into rank 0's scratch vector r-1; rank 0 folds
 // them into its output in rank order, starting from its own input.
 void gather_and_reduce(Builder& b) {
   const std::size_t n = b.count();
-  auto landing = [&](int sender) { return whole_vector(0, Buffer::scratch, n, static_cast<std::size_t>(sender - 1)); };
-  for (int r = 1; r < b.ranks(); ++r) b.put(whole_vector(r, Buffer::input, n), landing(r));
+  auto landing = [&](int sender) { return block_slot(0, Buffer::scratch, n, static_cast<std::size_t>(sender - 1)); };
+  for (int r = 1; r < b.ranks(); ++r) b.put(block_slot(r, Buffer::input, n), landing(r));
   Buffer so_far = Buffer::input;
   for (int r = 1; r < b.ranks(); ++r) {
-    b.reduce(whole_vector(0, Buffer::output, n), whole_vector(0, so_far, n), landing(r));
+    b.reduce(block_slot(0, Buffer::output, n), block_slot(0, so_far, n), landing(r));
     so_far = Buffer::output;
   }
 }
@@ -49,9 +49,9 @@ void gather_and_reduce(Builder& b) {
 void scatter_result(Builder& b) {
   const std::size_t n = b.count();
   for (int r = 1; r < b.ranks(); ++r) {
-    const Slot landing = whole_vector(r, Buffer::scratch, n);
-    b.put(whole_vector(0, Buffer::output, n), landing);
-    b.copy(whole_vector(r, Buffer::output, n), landing);
+    const Slot landing = block_slot(r, Buffer::scratch, n);
+    b.put(block_slot(0, Buffer::output, n), landing);
+    b.copy(block_slot(r, Buffer::output, n), landing);
   }
 }
 

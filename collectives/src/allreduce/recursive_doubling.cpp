@@ -24,8 +24,7 @@
 //   k=0 (xor 1)  {0,1}      {0,1}      {2,3}      {2,3}
 //   k=1 (xor 2)  {0-3}      {0-3}      {0-3}      {0-3}
 // For P = 5 rank 4 folds into rank 0 first and receives the result last.
-#include "vector_slot.hpp"
-
+#include "../schedule/block_slots.hpp"
 #include "../topology/fold.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
@@ -35,7 +34,7 @@
 
 namespace earlybird::coll {
 
-using detail::whole_vector;
+using detail::block_slot;
 
 Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
   Builder b("allreduce_recursive_doubling", ranks, count);
@@ -48,7 +47,7 @@ Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
   // saves copying input to output first.
   std::vector<Buffer> vector_in;
   for (int r = 0; r < core; ++r) vector_in.push_back(fold.vector_buffer(r));
-  auto vector_of = [&](int r) { return whole_vector(r, vector_in[static_cast<std::size_t>(r)], count); };
+  auto vector_of = [&](int r) { return block_slot(r, vector_in[static_cast<std::size_t>(r)], count); };
 
   // Scratch slots: butterfly round k uses slot k; the fold lands in slot
   // `rounds` of rank i; the fold out in slot 0 of the extra rank (which uses
@@ -56,9 +55,9 @@ Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
   fold.fold_in(b, rounds * count);
   for (std::size_t k = 0; k < rounds; ++k) {
     // All sends of a round read the vectors before any reduce of the round.
-    for (int r = 0; r < core; ++r) b.put(vector_of(r), whole_vector(r ^ (1 << k), Buffer::scratch, count, k));
+    for (int r = 0; r < core; ++r) b.put(vector_of(r), block_slot(r ^ (1 << k), Buffer::scratch, count, k));
     for (int r = 0; r < core; ++r) {
-      b.reduce(whole_vector(r, Buffer::output, count), vector_of(r), whole_vector(r, Buffer::scratch, count, k));
+      b.reduce(block_slot(r, Buffer::output, count), vector_of(r), block_slot(r, Buffer::scratch, count, k));
       vector_in[static_cast<std::size_t>(r)] = Buffer::output;
     }
   }

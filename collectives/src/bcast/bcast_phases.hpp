@@ -4,6 +4,8 @@
 // that copy when rank 0's input and output are one buffer).
 #pragma once
 
+#include "../schedule/build_schedule.hpp"
+
 #include <earlybird/collectives/builder.hpp>
 
 #include <cstddef>
@@ -25,9 +27,7 @@ void copy_root_output(Builder& b, Buffer source);
 // A bcast generator: `phase(b, Buffer::input)` on a fresh Builder.
 template <class Phase>
 Schedule bcast_schedule(std::string name, int ranks, std::size_t count, Phase phase) {
-  Builder b(std::move(name), ranks, count);
-  phase(b, Buffer::input);
-  return std::move(b).finish();
+  return build_schedule(std::move(name), Collective::bcast, ranks, count, [&](Builder& b) { phase(b, Buffer::input); });
 }
 
 }  // namespace earlybird::coll::detail

@@ -33,7 +33,7 @@
 //              (1->2 c3 skipped: rank 2 got c3 from the scatter)
 #include "bcast_phases.hpp"
 
-#include "../allgather/ring_allgather.hpp"
+#include "../allgather/ring_phase.hpp"
 #include "../topology/tree.hpp"
 
 #include <earlybird/collectives/bcast.hpp>

@@ -46,6 +46,8 @@
 //   4      b{0-3}, done  -             sent b        -              2->0
 #include "reduce_phases.hpp"
 
+#include "../schedule/build_schedule.hpp"
+
 #include <earlybird/collectives/partition.hpp>
 #include <earlybird/collectives/reduce.hpp>
 
@@ -165,8 +167,8 @@ void reduce_greedy_phase(Builder& b, std::size_t segment_elems) {
 }  // namespace detail
 
 Schedule reduce_greedy(int ranks, std::size_t count, std::size_t segment_elems) {
-  return detail::reduce_schedule("reduce_greedy", ranks, count,
-                                 [=](Builder& b) { detail::reduce_greedy_phase(b, segment_elems); });
+  return detail::build_schedule("reduce_greedy", Collective::reduce, ranks, count,
+                                [=](Builder& b) { detail::reduce_greedy_phase(b, segment_elems); });
 }
 
 }  // namespace earlybird::coll

@@ -7,11 +7,8 @@
 #pragma once
 
 #include <earlybird/collectives/builder.hpp>
-#include <earlybird/collectives/catalogue.hpp>
 
 #include <cstddef>
-#include <string>
-#include <utility>
 
 namespace earlybird::coll::detail {
 
@@ -20,13 +17,5 @@ void reduce_chain_phase(Builder& b, std::size_t segment_elems);
 void reduce_binary_tree_phase(Builder& b, std::size_t segment_elems);
 void reduce_kary_tree_phase(Builder& b, int fanout, std::size_t segment_elems);
 void reduce_greedy_phase(Builder& b, std::size_t segment_elems);
-
-// A reduce generator: `phase(b)` on a fresh Builder of the reduce's shape.
-template <class Phase>
-Schedule reduce_schedule(std::string name, int ranks, std::size_t count, Phase phase) {
-  Builder b(std::move(name), ranks, count, shape_of(Collective::reduce, ranks, count));
-  phase(b);
-  return std::move(b).finish();
-}
 
 }  // namespace earlybird::coll::detail

@@ -90,6 +90,7 @@
 //   (3 -> 0 may arrive first; rank 0 folds it in only after the left child.)
 #include "reduce_phases.hpp"
 
+#include "../schedule/build_schedule.hpp"
 #include "../topology/tree.hpp"
 
 #include <earlybird/collectives/partition.hpp>
@@ -145,22 +146,22 @@ void reduce_binary_tree_phase(Builder& b, std::size_t segment_elems) { reduce_ka
 }  // namespace detail
 
 Schedule reduce_binomial(int ranks, std::size_t count) {
-  return detail::reduce_schedule("reduce_binomial", ranks, count, detail::reduce_binomial_phase);
+  return detail::build_schedule("reduce_binomial", Collective::reduce, ranks, count, detail::reduce_binomial_phase);
 }
 
 Schedule reduce_kary_tree(int ranks, std::size_t count, int fanout, std::size_t segment_elems) {
-  return detail::reduce_schedule("reduce_kary_tree", ranks, count,
-                                 [=](Builder& b) { detail::reduce_kary_tree_phase(b, fanout, segment_elems); });
+  return detail::build_schedule("reduce_kary_tree", Collective::reduce, ranks, count,
+                                [=](Builder& b) { detail::reduce_kary_tree_phase(b, fanout, segment_elems); });
 }
 
 Schedule reduce_chain(int ranks, std::size_t count, std::size_t segment_elems) {
-  return detail::reduce_schedule("reduce_chain", ranks, count,
-                                 [=](Builder& b) { detail::reduce_chain_phase(b, segment_elems); });
+  return detail::build_schedule("reduce_chain", Collective::reduce, ranks, count,
+                                [=](Builder& b) { detail::reduce_chain_phase(b, segment_elems); });
 }
 
 Schedule reduce_binary_tree(int ranks, std::size_t count, std::size_t segment_elems) {
-  return detail::reduce_schedule("reduce_binary_tree", ranks, count,
-                                 [=](Builder& b) { detail::reduce_binary_tree_phase(b, segment_elems); });
+  return detail::build_schedule("reduce_binary_tree", Collective::reduce, ranks, count,
+                                [=](Builder& b) { detail::reduce_binary_tree_phase(b, segment_elems); });
 }
 
 }  // namespace earlybird::coll

@@ -41,6 +41,7 @@
 //   d=1 (xor 1)  b0:all        b1:all        b2:all        b3:all
 // For P = 5 rank 4 first adds its input to rank 0's, rank 0 carries blocks
 // {0, 4} through the butterfly and finally puts block 4 to rank 4.
+#include "../schedule/build_schedule.hpp"
 #include "../topology/fold.hpp"
 
 #include <earlybird/collectives/builder.hpp>
@@ -153,9 +154,8 @@ class RecursiveHalving {
 }  // namespace
 
 Schedule reduce_scatter_recursive_halving(int ranks, std::size_t count) {
-  Builder b("reduce_scatter_recursive_halving", ranks, count, shape_of(Collective::reduce_scatter, ranks, count));
-  RecursiveHalving(b).run();
-  return std::move(b).finish();
+  return detail::build_schedule("reduce_scatter_recursive_halving", Collective::reduce_scatter, ranks, count,
+                                [](Builder& b) { RecursiveHalving(b).run(); });
 }
 
 }  // namespace earlybird::coll

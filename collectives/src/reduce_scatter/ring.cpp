@@ -23,15 +23,15 @@
 //   k=0     b2:3,0     b3:0,1     b0:1,2     b1:2,3
 //   k=1     b1:2,3,0   b2:3,0,1   b3:0,1,2   b0:1,2,3
 //   k=2     b0:all     b1:all     b2:all     b3:all   (into the output)
+#include "../schedule/block_slots.hpp"
+
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/reduce_scatter.hpp>
 
 namespace earlybird::coll {
 namespace {
 
-Slot block(int rank, Buffer buffer, std::size_t count, int index) {
-  return {rank, buffer, {static_cast<std::size_t>(index) * count, count}};
-}
+using detail::block_slot;
 
 int block_sent(int rank, int k, int p) { return ((rank - 1 - k) % p + p) % p; }
 
@@ -43,14 +43,14 @@ void ring_round(Builder& b, int k) {
   const std::size_t n = b.count();
   for (int r = 0; r < p; ++r) {
     const int index = block_sent(r, k, p);
-    const Slot partial = k == 0 ? block(r, Buffer::input, n, index) : block(r, Buffer::scratch, n, k - 1);
-    b.put(partial, block((r + 1) % p, Buffer::scratch, n, k));
+    const Slot partial = k == 0 ? block_slot(r, Buffer::input, n, index) : block_slot(r, Buffer::scratch, n, k - 1);
+    b.put(partial, block_slot((r + 1) % p, Buffer::scratch, n, k));
   }
   for (int next = 0; next < p; ++next) {
     const int index = block_sent(next - 1, k, p);
-    const Slot landing = block(next, Buffer::scratch, n, k);
-    const Slot sum = k == p - 2 ? block(next, Buffer::output, n, 0) : landing;
-    b.reduce(sum, block(next, Buffer::input, n, index), landing);
+    const Slot landing = block_slot(next, Buffer::scratch, n, k);
+    const Slot sum = k == p - 2 ? block_slot(next, Buffer::output, n, 0) : landing;
+    b.reduce(sum, block_slot(next, Buffer::input, n, index), landing);
   }
 }
 

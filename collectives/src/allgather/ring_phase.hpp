@@ -1,4 +1,4 @@
-// Internal: the ring allgather, shared by allgather_ring and
+// Internal: the ring allgather phase, shared by allgather_ring (ring.cpp) and
 // bcast_scatter_allgather. P blocks circulate around the ring r -> r+1; a
 // layout says where each block goes and where each rank keeps it.
 #pragma once

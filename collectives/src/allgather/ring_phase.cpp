@@ -1,4 +1,5 @@
-#include "ring_allgather.hpp"
+// The ring allgather phase of ring_phase.hpp.
+#include "ring_phase.hpp"
 
 namespace earlybird::coll::detail {
 namespace {

@@ -1,0 +1,22 @@
+// Internal: the frame every generator shares: a Builder named after the
+// algorithm with `collective`'s buffer shape, the steps `append` records on
+// it, the finished schedule.
+#pragma once
+
+#include <earlybird/collectives/builder.hpp>
+#include <earlybird/collectives/catalogue.hpp>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace earlybird::coll::detail {
+
+template <class Append>
+Schedule build_schedule(std::string algorithm, Collective collective, int ranks, std::size_t count, Append append) {
+  Builder b(std::move(algorithm), ranks, count, shape_of(collective, ranks, count));
+  append(b);
+  return std::move(b).finish();
+}
+
+}  // namespace earlybird::coll::detail
