@@ -41,7 +41,7 @@ void check_case(Communicator& comm, MPI_Comm mpi_comm, const Case& c, Op op, Mpi
   std::vector<T> reference(c.count);
   MPI_Allreduce(in.data(), reference.data(), static_cast<int>(c.count), mpi_type<T>(), mpi_op(op), mpi_comm);
   std::vector<T> out(c.count);
-  AllreduceOptions options;
+  CollectiveOptions options;
   options.algorithm = c.algorithm;
   Future f = c.in_place ? comm.allreduce(std::span<T>(in), op, options)
                         : comm.allreduce(std::span<const T>(in), std::span<T>(out), op, options);
@@ -83,7 +83,7 @@ void check_in_flight(Communicator& comm, MpiCheck& check) {
   std::vector<Future> futures;
   for (int k = 0; k < kInFlight; ++k) {
     buffers.push_back(make_input<double>(comm.rank(), 10 + 311 * static_cast<std::size_t>(k), Op::sum));
-    AllreduceOptions options;
+    CollectiveOptions options;
     options.algorithm = std::string(coll::allreduce_algorithms()[static_cast<std::size_t>(k) % 3].name);
     futures.push_back(comm.allreduce(std::span<double>(buffers.back()), Op::sum, options));
   }

@@ -20,7 +20,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 void check_argument_errors(Communicator& comm, MpiCheck& check) {
   std::vector<double> v(16, 1.0);
-  AllreduceOptions unknown;
+  CollectiveOptions unknown;
   unknown.algorithm = "bogus";
   const std::string e1 = check.error_of(comm.allreduce(std::span<double>(v), Op::sum, unknown), "unknown algorithm");
   check.expect(contains(e1, "unknown algorithm") && contains(e1, "rank " + std::to_string(comm.rank())),
@@ -33,7 +33,7 @@ void check_mismatch(Runtime& runtime, MpiCheck& check) {
   if (runtime.world().size() < 2) return;
   Communicator comm = runtime.adopt(MPI_COMM_WORLD);
   std::vector<std::int32_t> v(comm.rank() == 1 ? 150 : 100, 1);
-  AllreduceOptions ring;
+  CollectiveOptions ring;
   ring.algorithm = "ring";
   const std::string e = check.error_of(comm.allreduce(std::span<std::int32_t>(v), Op::sum, ring), "mismatched allreduce");
   check.expect(!e.empty(), "a mismatched allreduce must fail on every rank");

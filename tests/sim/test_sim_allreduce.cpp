@@ -31,7 +31,7 @@ void check_allreduce(SimWorld& world, const std::string& algorithm, std::size_t 
   world.run([&](int rank, Communicator& comm) {
     std::vector<T> in = make_input<T>(rank, count, op);
     std::vector<T> out(count, T{});
-    AllreduceOptions options;
+    CollectiveOptions options;
     options.algorithm = algorithm;
     Future f = in_place ? comm.allreduce(std::span<T>(in), op, options)
                         : comm.allreduce(std::span<const T>(in), std::span<T>(out), op, options);
@@ -104,7 +104,7 @@ TEST_CASE("many collectives in flight on one communicator complete in submission
       std::vector<Future> futures;
       for (int k = 0; k < kInFlight; ++k) {
         buffers.push_back(make_input<std::int32_t>(rank, 100 + 37 * static_cast<std::size_t>(k), Op::sum));
-        AllreduceOptions options;
+        CollectiveOptions options;
         options.algorithm = std::string(coll::allreduce_algorithms()[static_cast<std::size_t>(k) % 3].name);
         futures.push_back(comm.allreduce(std::span<std::int32_t>(buffers.back()), Op::sum, options));
       }
@@ -143,7 +143,7 @@ TEST_CASE("bad arguments fail the future with the collective, rank and cause") {
   SimWorld world(2);
   world.run([&](int, Communicator& comm) {
     std::vector<float> v(8, 1.0f);
-    AllreduceOptions unknown;
+    CollectiveOptions unknown;
     unknown.algorithm = "no_such_algorithm";
     try {
       comm.allreduce(std::span<float>(v), Op::sum, unknown).wait();
@@ -178,7 +178,7 @@ TEST_CASE("mismatched counts are reported, not silently reduced") {
   std::vector<std::string> errors(3);
   world.run([&](int rank, Communicator& comm) {
     std::vector<std::int32_t> v(rank == 1 ? 120 : 100, 1);
-    AllreduceOptions ring;
+    CollectiveOptions ring;
     ring.algorithm = "ring";
     Future f = comm.allreduce(std::span<std::int32_t>(v), Op::sum, ring);
     try {
@@ -202,7 +202,7 @@ TEST_CASE("a rank that never arrives trips the watchdog, which names it") {
   world.run([&](int rank, Communicator& comm) {
     if (rank == 2) return;
     std::vector<double> v(64, 1.0);
-    AllreduceOptions ring;
+    CollectiveOptions ring;
     ring.algorithm = "ring";
     try {
       wait_bounded(comm.allreduce(std::span<double>(v), Op::sum, ring), rank, "watchdog test");
@@ -229,7 +229,7 @@ TEST_CASE("then() runs after completion and carries errors") {
     });
     wait_bounded(next, rank, "then");
     if (!ran) throw std::runtime_error("continuation did not run");
-    AllreduceOptions bad;
+    CollectiveOptions bad;
     bad.algorithm = "nope";
     Future failed = comm.allreduce(std::span<std::int32_t>(v), Op::sum, bad).then([] {});
     bool threw = false;

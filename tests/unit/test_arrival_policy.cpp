@@ -1,17 +1,20 @@
-// The arrival policy and board (runtime/src/pap): who decides, what they
-// decide from estimates (complete, partial, none) and history, and the
-// entry protocol on the in-process transport, one thread playing every rank
-// in a chosen arrival order.
+// The arrival policy, board, session and bindings (runtime/src/pap): who
+// decides, what they decide from estimates (complete, partial, none) and
+// history, the binding protocol on the in-process transport (one thread
+// playing every rank in a chosen arrival order), and last_decision().
 #include <doctest/doctest.h>
 
 #include "pap/arrival_board.hpp"
-#include "pap/arrival_entry.hpp"
 #include "pap/arrival_policy.hpp"
+#include "pap/arrival_session.hpp"
 #include "rma/inproc_transport.hpp"
 
+#include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/pap.hpp>
 
 #include <memory>
+#include <string>
+#include <string_view>
 #include <optional>
 #include <vector>
 
@@ -24,27 +27,57 @@ using Times = std::vector<std::optional<std::int64_t>>;
 
 Timing timing_of(double tau_us, int ranks) { return Timing{tau_us, 2.0 * (ranks - 1) * tau_us}; }
 
-// One in-process "world" of `ranks` boards, driven from this thread.
-struct Boards {
-  explicit Boards(int ranks) {
+// One in-process "world" of `ranks` arrival sessions, driven from this thread
+// (the progress thread of every rank at once).
+struct Sessions {
+  explicit Sessions(int ranks) {
     layout.ranks = ranks;
     layout.flags_per_lane = 8;
     layout.scratch_bytes = 64;
     fabric = std::make_shared<InProcFabric>(ranks, layout.total_bytes());
     for (int r = 0; r < ranks; ++r) {
       transports.push_back(std::make_unique<InProcTransport>(fabric, r));
-      boards.push_back(std::make_unique<ArrivalBoard>(*transports.back(), layout));
+      sessions.push_back(std::make_unique<ArrivalSession>(*transports.back(), layout, false));
     }
   }
-  ArrivalEntry entry(int rank, Requested requested, std::uint64_t call = 0) {
-    ArrivalEntry::Setup setup{requested, call, 1000 * rank, timing_of(10, layout.ranks), false};
-    return ArrivalEntry(*boards[static_cast<std::size_t>(rank)], rank, layout.ranks, setup);
+  ArrivalSession& operator[](int rank) { return *sessions[static_cast<std::size_t>(rank)]; }
+  ArrivalBoard& board(int rank) { return (*this)[rank].board(); }
+  // Rank `rank`'s binding for a call of `algorithm`; plans are real projections.
+  std::unique_ptr<Binding> binding(int rank, std::string_view algorithm, std::uint64_t call = 0) {
+    const int ranks = layout.ranks;
+    auto plan_for = [ranks](const coll::Algorithm& a, int virtual_rank, const std::vector<std::uint32_t>& presteps) {
+      coll::AlgorithmParams params;
+      params.presteps = presteps;
+      return std::make_shared<const coll::RankPlan>(coll::project(a.make(ranks, 64, params, 4), virtual_rank));
+    };
+    return (*this)[rank].binding(*coll::find_allreduce(algorithm), call, 1000 * rank, 4 * 64, plan_for);
+  }
+  // Every rank's binding, begun in `arrivals` order (ranks), then refreshed.
+  std::vector<std::unique_ptr<Binding>> enter(std::string_view algorithm, const std::vector<int>& arrivals,
+                                              std::uint64_t call = 0) {
+    std::vector<std::unique_ptr<Binding>> bindings(static_cast<std::size_t>(layout.ranks));
+    for (int r = 0; r < layout.ranks; ++r) bindings[static_cast<std::size_t>(r)] = binding(r, algorithm, call);
+    for (int r : arrivals) bindings[static_cast<std::size_t>(r)]->begin();
+    for (auto& b : bindings) b->refresh();
+    return bindings;
   }
   WindowLayout layout;
   std::shared_ptr<InProcFabric> fabric;
   std::vector<std::unique_ptr<InProcTransport>> transports;
-  std::vector<std::unique_ptr<ArrivalBoard>> boards;
+  std::vector<std::unique_ptr<ArrivalSession>> sessions;
 };
+
+std::vector<int> order_of(const Binding& binding, int ranks) {
+  std::vector<int> order;
+  for (int v = 0; v < ranks; ++v) order.push_back(binding.rank_of(v));
+  return order;
+}
+
+std::vector<int> reversed_ranks(int ranks) {
+  std::vector<int> order;
+  for (int r = ranks - 1; r >= 0; --r) order.push_back(r);
+  return order;
+}
 
 }  // namespace
 
@@ -71,94 +104,141 @@ TEST_CASE("order by estimate: complete, partly missing, none") {
   CHECK(none.arrival_us == std::vector<double>{0, 0, 0});
 }
 
+std::string_view name_of(const Decision& decision) { return decided_algorithm(decision).name; }
+
 TEST_CASE("decide: estimate-bound algorithms follow the estimates, PRR's k is the recurrence's") {
   const Times estimates{0, 900, 10, 20};
   const Timing timing = timing_of(100, 4);
-  const Decision slt = decide(Requested::sorted_linear_tree, {estimates, {}}, timing);
-  CHECK(static_cast<Runnable>(slt.algorithm) == Runnable::sorted_linear_tree);
+  const Decision slt = decide(*coll::find_allreduce("sorted_linear_tree"), {estimates, {}}, timing);
+  CHECK(name_of(slt) == "sorted_linear_tree");
   CHECK(slt.order == std::vector<int>{0, 2, 3, 1});
   CHECK(slt.presteps.empty());
 
-  const Decision prr = decide(Requested::pre_reduced_ring, {estimates, {}}, timing);
-  CHECK(static_cast<Runnable>(prr.algorithm) == Runnable::pre_reduced_ring);
+  const Decision prr = decide(*coll::find_allreduce("pre_reduced_ring"), {estimates, {}}, timing);
+  CHECK(name_of(prr) == "pre_reduced_ring");
   CHECK(prr.order == slt.order);
   const std::vector<double> sorted{0, 10, 20, 900};
   CHECK(prr.presteps == coll::prr_presteps(sorted, 100));
 
   // No estimates at all: rank order and no pre-steps, on whoever decides.
-  const Decision fallback = decide(Requested::pre_reduced_ring, {Times(4), {}}, timing);
+  const Decision fallback = decide(*coll::find_allreduce("pre_reduced_ring"), {Times(4), {}}, timing);
   CHECK(fallback.order == std::vector<int>{0, 1, 2, 3});
   CHECK(fallback.presteps == std::vector<std::uint32_t>(4, 0));
+
+  // Ticket-bound algorithms decide nothing: rank order stands for "by ticket".
+  const Decision chain = decide(*coll::find_allreduce("arrival_chain"), {estimates, {}}, timing);
+  CHECK(name_of(chain) == "arrival_chain");
+  CHECK(chain.order == std::vector<int>{0, 1, 2, 3});
+}
+
+TEST_CASE("the catalogue says which allreduce entries are arrival-ordered") {
+  std::vector<std::string> ordered;
+  for (const coll::Algorithm& a : coll::allreduce_algorithms())
+    if (arrival_ordered(a)) ordered.emplace_back(a.name);
+  CHECK(ordered == std::vector<std::string>{"sorted_linear_tree", "pre_reduced_ring", "arrival_chain", "arrival_prr",
+                                            "auto_pap"});
 }
 
 TEST_CASE("auto_pap: ring when balanced, PRR in between, SLT beyond a ring, the ticket chain from history") {
   const Timing timing = timing_of(100, 4);  // tau 100 us, balanced ring 600 us
   auto chosen = [&](const Times& estimates, const Times& previous) {
-    return static_cast<Runnable>(decide(Requested::auto_pap, {estimates, previous}, timing).algorithm);
+    return std::string(name_of(decide(*coll::find_allreduce("auto_pap"), {estimates, previous}, timing)));
   };
-  CHECK(chosen({0, 50, 20, 90}, {}) == Runnable::ring);
-  CHECK(chosen({0, 300, 20, 90}, {}) == Runnable::pre_reduced_ring);
-  CHECK(chosen({0, 50000, 20, 90}, {}) == Runnable::sorted_linear_tree);
+  CHECK(chosen({0, 50, 20, 90}, {}) == "ring");
+  CHECK(chosen({0, 300, 20, 90}, {}) == "pre_reduced_ring");
+  CHECK(chosen({0, 50000, 20, 90}, {}) == "sorted_linear_tree");
   // Without every estimate the previous epoch's arrivals decide.
-  CHECK(chosen({0, std::nullopt, 0, 0}, {0, 90000, 10, 5}) == Runnable::arrival_chain);
-  CHECK(chosen({0, std::nullopt, 0, 0}, {0, 90, 10, 5}) == Runnable::ring);
-  CHECK(chosen(Times(4), Times(4)) == Runnable::ring);
+  CHECK(chosen({0, std::nullopt, 0, 0}, {0, 90000, 10, 5}) == "arrival_chain");
+  CHECK(chosen({0, std::nullopt, 0, 0}, {0, 90, 10, 5}) == "ring");
+  CHECK(chosen(Times(4), Times(4)) == "ring");
 }
 
-TEST_CASE("entry: tickets follow arrival order, the first arrival decides, everyone reads the same decision") {
+TEST_CASE("binding: tickets follow arrival order, the first arrival decides, everyone reads the same decision") {
   for (int ranks : {1, 2, 3, 5}) {
     CAPTURE(ranks);
-    Boards world(ranks);
+    Sessions world(ranks);
     // Arrival order: highest rank first.
-    std::vector<ArrivalEntry> entries;
-    for (int r = 0; r < ranks; ++r) entries.push_back(world.entry(r, Requested::sorted_linear_tree));
-    for (int r = ranks - 1; r >= 0; --r) entries[static_cast<std::size_t>(r)].begin(0);
+    const auto bindings = world.enter("sorted_linear_tree", reversed_ranks(ranks));
+    CHECK(world.board(0).ticket_holders(0) == reversed_ranks(ranks));
     for (int r = 0; r < ranks; ++r) {
-      ArrivalEntry& e = entries[static_cast<std::size_t>(r)];
-      CHECK(e.ticket() == ranks - 1 - r);
-      REQUIRE(e.poll());
-      CHECK(e.ranks_by_virtual() == entries[0].ranks_by_virtual());
-      CHECK(e.ranks_by_virtual()[static_cast<std::size_t>(e.virtual_rank())] == r);
+      const Binding& b = *bindings[static_cast<std::size_t>(r)];
+      REQUIRE(b.decided());
+      CHECK(b.bound());
+      CHECK(order_of(b, ranks) == order_of(*bindings[0], ranks));
     }
     // Epoch 1 uses the other half of the board; tickets restart at 0.
-    std::vector<ArrivalEntry> next;
-    for (int r = 0; r < ranks; ++r) next.push_back(world.entry(r, Requested::arrival_chain, 1));
-    for (int r = 0; r < ranks; ++r) next[static_cast<std::size_t>(r)].begin(1);
-    for (int r = 0; r < ranks; ++r) CHECK(next[static_cast<std::size_t>(r)].ticket() == r);
+    std::vector<int> in_rank_order;
+    for (int r = 0; r < ranks; ++r) in_rank_order.push_back(r);
+    world.enter("arrival_chain", in_rank_order, 1);
+    CHECK(world.board(0).ticket_holders(1) == in_rank_order);
   }
 }
 
-TEST_CASE("entry: ticket binding learns holders as they arrive; the last holder by elimination") {
+TEST_CASE("binding: ticket binding learns holders as they arrive; the last holder by elimination") {
   const int ranks = 4;
-  Boards world(ranks);
-  std::vector<ArrivalEntry> entries;
-  for (int r = 0; r < ranks; ++r) entries.push_back(world.entry(r, Requested::arrival_chain));
-  entries[2].begin(0);  // ticket 0
-  REQUIRE(entries[2].bound());
-  CHECK(entries[2].ranks_by_virtual() == std::vector<int>{2, -1, -1, -1});
-  CHECK_FALSE(entries[2].learn_holders());
-  entries[0].begin(0);  // ticket 1
-  CHECK(entries[2].learn_holders());
-  CHECK(entries[2].ranks_by_virtual() == std::vector<int>{2, 0, -1, -1});
-  entries[3].begin(0);  // ticket 2: only rank 1 is still away, so it holds ticket 3
-  CHECK(entries[2].learn_holders());
-  CHECK(entries[2].ranks_by_virtual() == std::vector<int>{2, 0, 3, 1});
-  entries[1].begin(0);
-  CHECK(entries[1].ticket() == 3);
+  Sessions world(ranks);
+  std::vector<std::unique_ptr<Binding>> b;
+  for (int r = 0; r < ranks; ++r) b.push_back(world.binding(r, "arrival_chain"));
+  REQUIRE(b[2]->begin());  // ticket 0; no decision to wait for
+  CHECK(order_of(*b[2], ranks) == std::vector<int>{2, -1, -1, -1});
+  CHECK_FALSE(b[2]->bound());
+  CHECK_FALSE(b[2]->refresh());
+  b[0]->begin();  // ticket 1
+  CHECK(b[2]->refresh());
+  CHECK(order_of(*b[2], ranks) == std::vector<int>{2, 0, -1, -1});
+  b[3]->begin();  // ticket 2: only rank 1 is still away, so it holds ticket 3
+  CHECK(b[2]->refresh());
+  CHECK(order_of(*b[2], ranks) == std::vector<int>{2, 0, 3, 1});
+  CHECK(b[2]->bound());
+  b[1]->begin();
+  CHECK(b[1]->rank_of(3) == 1);
 }
 
-TEST_CASE("entry: a published estimate reaches the decider; an estimate for another call does not") {
+TEST_CASE("binding: a published estimate reaches the decider; an estimate for another call does not") {
   const int ranks = 3;
-  Boards world(ranks);
-  world.boards[1]->publish_estimate(0, 5000);
-  world.boards[2]->publish_estimate(0, 100);
-  world.boards[0]->publish_estimate(1, 7);  // for the next call: ignored by call 0
-  const Times seen = world.boards[0]->estimates(0);
-  CHECK(seen == Times{std::nullopt, 5000, 100});
-  std::vector<ArrivalEntry> entries;
-  for (int r = 0; r < ranks; ++r) entries.push_back(world.entry(r, Requested::sorted_linear_tree));
-  for (auto& e : entries) e.begin(0);
-  REQUIRE(entries[1].poll());
+  Sessions world(ranks);
+  world[1].publish_estimate(0, 5000);
+  world[2].publish_estimate(0, 100);
+  world[0].publish_estimate(1, 7);  // for the next call: ignored by call 0
+  CHECK(world.board(0).estimates(0) == Times{std::nullopt, 5000, 100});
+  const auto b = world.enter("sorted_linear_tree", {0, 1, 2});
   // Known estimates first (rank 2, then rank 1), the missing rank 0 last.
-  CHECK(entries[1].ranks_by_virtual() == std::vector<int>{2, 1, 0});
+  CHECK(order_of(*b[1], ranks) == std::vector<int>{2, 1, 0});
+}
+
+TEST_CASE("last_decision: the decider's order, algorithm and estimates; a late rank comes last") {
+  const int ranks = 4;
+  Sessions world(ranks);
+  // Rank 0 predicts it arrives 50 ms after the others: far beyond a ring of
+  // tau = 10 us steps. Rank 2 arrives first and decides.
+  for (int r = 0; r < ranks; ++r) world[r].publish_estimate(0, r == 0 ? 50000 : 100 + r);
+  const auto b = world.enter("sorted_linear_tree", {2, 1, 3, 0});
+  for (int r = 0; r < ranks; ++r) b[static_cast<std::size_t>(r)]->finished();
+  const auto decider = world[2].last_decision();
+  REQUIRE(decider.has_value());
+  CHECK(decider->algorithm == "sorted_linear_tree");
+  CHECK(decider->order == std::vector<int>{1, 2, 3, 0});
+  CHECK(decider->decided_here);
+  CHECK(decider->estimates == Times{50000, 101, 102, 103});
+  const auto late = world[0].last_decision();
+  REQUIRE(late.has_value());
+  CHECK(late->order == decider->order);
+  CHECK_FALSE(late->decided_here);
+  CHECK(late->estimates.empty());
+}
+
+TEST_CASE("last_decision: auto_pap runs the ring for equal arrivals and SLT for one rank late beyond tau") {
+  const int ranks = 4;
+  Sessions world(ranks);
+  for (int r = 0; r < ranks; ++r) world[r].publish_estimate(0, 1000);
+  for (auto& b : world.enter("auto_pap", {0, 1, 2, 3}, 0)) b->finished();
+  CHECK(world[3].last_decision()->algorithm == "ring");
+  CHECK(world[3].last_decision()->order == std::vector<int>{0, 1, 2, 3});
+  // Call 1: rank 1 estimates 80 ms later than the others.
+  for (int r = 0; r < ranks; ++r) world[r].publish_estimate(1, r == 1 ? 81000 : 1000);
+  for (auto& b : world.enter("auto_pap", {3, 2, 0, 1}, 1)) b->finished();
+  for (int r = 0; r < ranks; ++r) {
+    CHECK(world[r].last_decision()->algorithm == "sorted_linear_tree");
+    CHECK(world[r].last_decision()->order.back() == 1);
+  }
 }

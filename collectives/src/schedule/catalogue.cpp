@@ -47,6 +47,12 @@ const Algorithm* find_algorithm(Collective collective, std::string_view name) {
   return it == list.end() ? nullptr : &*it;
 }
 
+std::string algorithm_names(Collective collective) {
+  std::string names;
+  for (const auto& a : algorithms(collective)) names += (names.empty() ? "" : ", ") + std::string(a.name);
+  return names.empty() ? "(none yet)" : names;
+}
+
 std::size_t segment_elems(const AlgorithmParams& params, std::size_t default_bytes, std::size_t elem_bytes) {
   if (params.segment_elems) return params.segment_elems;
   return std::max<std::size_t>(1, default_bytes / std::max<std::size_t>(1, elem_bytes));

@@ -129,6 +129,10 @@ class Communicator {
   // The most recent straggler report on this communicator (see
   // CollectiveOptions::straggler_after); empty if no call waited that long.
   std::optional<StragglerReport> straggler_report() const;
+  // What the last arrival-ordered allreduce on this communicator ran, as this
+  // rank saw it (algorithm, arrival order, pre-steps, and on the rank that
+  // decided the estimates it used); empty before the first one finished.
+  std::optional<ArrivalDecision> last_decision() const;
 
   // A new communicator over the ranks that pass the same `color`, ordered by
   // `key` (MPI_Comm_split semantics). Collective over this communicator.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <earlybird/communicator.hpp>
+#include <earlybird/error.hpp>
 #include <earlybird/future.hpp>
 #include <earlybird/runtime.hpp>
 #include <earlybird/types.hpp>

@@ -3,20 +3,15 @@
 // naming the collective, the rank and the cause.
 #pragma once
 
+#include <earlybird/error.hpp>
+
 #include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 namespace earlybird {
-
-// Every failure a collective reports is an Error (via Future::wait).
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 namespace detail {
 class FutureState;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -110,6 +111,20 @@ struct StragglerReport {
   std::chrono::milliseconds waited{0};
   std::vector<int> not_arrived;  // ranks that had not yet called it, ascending
 };
-using AllreduceOptions = CollectiveOptions;
+
+// What the last arrival-ordered allreduce on a communicator ran, as this rank
+// saw it (Communicator::last_decision): for tests and diagnostics.
+struct ArrivalDecision {
+  std::string algorithm;  // the catalogue entry that ran (for auto_pap: the one it chose)
+  // The rank at each arrival position (virtual rank); -1 where this rank never
+  // needed to learn it (ticket-bound algorithms learn holders as they arrive).
+  std::vector<int> order;
+  std::vector<std::uint32_t> presteps;  // pre_reduced_ring's k by position; empty otherwise
+  bool decided_here = false;            // this rank arrived first and decided
+  // On the deciding rank: each rank's arrival estimate it used, in global
+  // microseconds (nullopt: none published in time); empty elsewhere.
+  std::vector<std::optional<std::int64_t>> estimates;
+};
+using AllreduceOptions = CollectiveOptions;  // REMOVE-AT-END (bench/overlap.cpp still uses it)
 
 }  // namespace earlybird

@@ -1,44 +1,11 @@
 #include "collective_call.hpp"
 
-#include <array>
-#include <initializer_list>
+#include "../config/algorithm_choice.hpp"
 
 namespace earlybird::detail {
 namespace {
 
 using coll::Collective;
-
-// The first of `preferred` that exists and suits the operator; otherwise the
-// first algorithm of the collective that suits it.
-std::string first_suitable(Collective collective, std::initializer_list<const char*> preferred, bool commutative) {
-  auto suits = [&](const coll::Algorithm* a) { return a && (commutative || !a->needs_commutative); };
-  for (const char* name : preferred)
-    if (suits(coll::find_algorithm(collective, name))) return name;
-  for (const auto& a : coll::algorithms(collective))
-    if (suits(&a)) return std::string(a.name);
-  return "";
-}
-
-// Defaults until the cost model lands, from the sweeps in docs/benchmarks.md
-// (P = 2 and 4 on a 2-core machine, 2026-11-22): few rounds for small vectors,
-// bandwidth-optimal algorithms for large ones.
-std::string default_algorithm(const CollectiveCall& call, int ranks) {
-  const std::size_t bytes = call.count * size_of(call.type);
-  const bool small = bytes <= 32 * 1024;
-  const bool commutative = !call.reduces() || call.op.commutative();
-  switch (call.collective) {
-    case Collective::allreduce:
-      if (ranks <= 2) return first_suitable(call.collective, {small ? "recursive_doubling" : "ring", "rabenseifner"}, commutative);
-      if (small) return first_suitable(call.collective, {"recursive_doubling", "binomial"}, commutative);
-      return first_suitable(call.collective, {bytes <= 4 * 1024 * 1024 ? "rabenseifner" : "ring", "rabenseifner"}, commutative);
-    case Collective::reduce: return first_suitable(call.collective, {small ? "binary_tree" : "chain"}, commutative);
-    case Collective::bcast: return first_suitable(call.collective, {"binary_tree"}, true);
-    case Collective::allgather: return first_suitable(call.collective, {small ? "recursive_doubling" : "ring"}, true);
-    case Collective::reduce_scatter:
-      return first_suitable(call.collective, {small ? "recursive_halving" : "ring"}, commutative);
-  }
-  return "";
-}
 
 bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto* x = static_cast<const std::byte*>(a);
@@ -47,28 +14,12 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
   return x < y + b_bytes && y < x + a_bytes;
 }
 
-// auto_pap is the runtime's choice, per call, among the arrival-ordered
-// allreduce schedules (pap/arrival_policy.hpp), not a schedule of its own; it
-// validates as pre_reduced_ring, whose requirements cover the others'.
-constexpr const char* kAutoPap = "auto_pap";
-
 }  // namespace
 
-const coll::Algorithm* find_runnable(Collective collective, const std::string& name) {
-  if (collective == Collective::allreduce && name == kAutoPap)
-    return coll::find_algorithm(collective, "pre_reduced_ring");
-  return coll::find_algorithm(collective, name);
-}
-
-std::string algorithm_names(Collective collective) {
-  std::string names;
-  for (const auto& a : coll::algorithms(collective)) names += (names.empty() ? "" : ", ") + std::string(a.name);
-  if (collective == Collective::allreduce) names += std::string(", ") + kAutoPap;
-  return names.empty() ? "(none yet)" : names;
-}
-
 std::string choose_algorithm(const CollectiveCall& call, int ranks) {
-  return call.options.algorithm.empty() ? default_algorithm(call, ranks) : call.options.algorithm;
+  if (!call.options.algorithm.empty()) return call.options.algorithm;
+  const bool commutative = !call.reduces() || call.op.commutative();
+  return config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative);
 }
 
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {
@@ -83,10 +34,10 @@ std::string describe(const CollectiveCall& call, const std::string& algorithm, i
 
 std::string invalid_reason(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {
   if (call.root < 0 || call.root >= ranks) return "root " + std::to_string(call.root) + " is not a rank";
-  const coll::Algorithm* info = find_runnable(call.collective, algorithm);
+  const coll::Algorithm* info = coll::find_algorithm(call.collective, algorithm);
   if (!info)
     return algorithm.empty() ? "no algorithm suits this call"
-                             : "unknown algorithm; known: " + algorithm_names(call.collective);
+                             : "unknown algorithm; known: " + coll::algorithm_names(call.collective);
   if (call.reduces()) {
     if (!call.op.supports(call.type))
       return "operator " + call.op.name() + " is not defined for " + to_string(call.type) +

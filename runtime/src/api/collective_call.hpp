@@ -34,15 +34,8 @@ struct CollectiveCall {
   }
 };
 
-// What a call may name as its algorithm: the catalogue's entries, plus
-// allreduce's auto_pap (a run-time choice, validated as pre_reduced_ring).
-// nullptr when `name` is unknown for `collective`.
-const coll::Algorithm* find_runnable(coll::Collective collective, const std::string& name);
-// Those names, comma-separated.
-std::string algorithm_names(coll::Collective collective);
-
-// The algorithm this call runs: options.algorithm, or a default chosen by
-// collective, size and the operator's commutativity. "" if none fits.
+// The algorithm this call runs: options.algorithm, or the default for its
+// collective, size and operator (config/algorithm_choice.hpp). "" if none fits.
 std::string choose_algorithm(const CollectiveCall& call, int ranks);
 // "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);

@@ -2,14 +2,10 @@
 
 #include "../pap/arrival_policy.hpp"
 #include "../pap/global_clock.hpp"
-#include "../pap/step_cost.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace earlybird::detail {
@@ -23,26 +19,7 @@ bool batchable(coll::Collective collective) {
          collective == coll::Collective::bcast;
 }
 
-std::size_t env_size(const char* name, std::size_t fallback) {
-  const char* value = std::getenv(name);
-  if (!value || !*value) return fallback;
-  char* end = nullptr;
-  const unsigned long long parsed = std::strtoull(value, &end, 10);
-  if (*end != '\0' || parsed == 0) throw Error(std::string("earlybird: ") + name + "=" + value + " is not a positive integer");
-  return static_cast<std::size_t>(parsed);
-}
-
 }  // namespace
-
-CommOptions comm_options_from_environment() {
-  CommOptions o;
-  o.scratch_bytes = env_size("EARLYBIRD_SCRATCH_BYTES", o.scratch_bytes);
-  o.timeout = std::chrono::milliseconds(env_size("EARLYBIRD_TIMEOUT_MS", static_cast<std::size_t>(o.timeout.count())));
-  if (const char* ms = std::getenv("EARLYBIRD_STRAGGLER_MS"); ms && *ms)
-    o.straggler_after = std::chrono::milliseconds(env_size("EARLYBIRD_STRAGGLER_MS", 1));
-  o.verbose = std::getenv("EARLYBIRD_VERBOSE") && std::string(std::getenv("EARLYBIRD_VERBOSE")) == "1";
-  return o;
-}
 
 WindowLayout layout_for(const CommOptions& options, int ranks) {
   WindowLayout layout;
@@ -65,8 +42,8 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       layout_(layout_for(options, transport_->size())),
       rank_(transport_->rank()),
       size_(transport_->size()),
-      lanes_(*transport_, size_),
-      board_(*transport_, layout_) {}
+      arrival_(*transport_, layout_, options.verbose),
+      lanes_(*transport_, size_) {}
 
 CommCore::~CommCore() = default;
 
@@ -115,27 +92,59 @@ std::size_t CommCore::batch_count(PlanKey key) {
   }
 }
 
+// Batches of an arrival-ordered call: enough for whichever algorithm the
+// decision may pick (the ring and every arrival-ordered entry, each at its
+// default parameters).
+std::size_t CommCore::arrival_batch_count(PlanKey key) {
+  key.algorithm = "ring";
+  std::size_t batches = batch_count(key);
+  for (const coll::Algorithm& a : coll::algorithms(key.collective)) {
+    if (!pap::arrival_ordered(a)) continue;
+    key.algorithm = std::string(a.name);
+    batches = std::max(batches, batch_count(key));
+  }
+  return batches;
+}
+
+// Rooted and plain collectives bind statically; arrival-ordered ones learn
+// their plan and binding from the arrival session when they start.
+std::unique_ptr<Binding> CommCore::binding_for(const coll::Algorithm& algorithm, const PlanKey& key, int root,
+                                               std::uint64_t call, std::int64_t arrival_us) {
+  if (!pap::arrival_ordered(algorithm)) return std::make_unique<StaticBinding>(size_, root);
+  auto plan_of = [this, key](const coll::Algorithm& decided, int virtual_rank,
+                             const std::vector<std::uint32_t>& presteps) {
+    PlanKey chosen = key;
+    chosen.algorithm = std::string(decided.name);
+    chosen.virtual_rank = virtual_rank;
+    chosen.presteps = presteps;
+    auto plan = plan_for(chosen);
+    if (!fits(*plan, key.elem_bytes))
+      throw Error(chosen.algorithm + " with these pre-steps needs more scratch than the batch was sized for");
+    return plan;
+  };
+  return arrival_.binding(algorithm, call, arrival_us, key.count * key.elem_bytes, plan_of);
+}
+
 // One Operation per batch. Elementwise collectives split into consecutive
 // element ranges, each a complete collective of its own.
-std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, const std::string& algorithm,
+std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, const coll::Algorithm& algorithm,
                                                     std::uint64_t call_index,
                                                     const std::shared_ptr<FutureState>& future) {
   const std::size_t elem = size_of(call.type);
-  const int virtual_rank = (rank_ - call.root + size_) % size_;
   const std::size_t segment_elems =
       call.options.segment_bytes ? std::max<std::size_t>(1, call.options.segment_bytes / elem) : 0;
   const bool by_arrival = pap::arrival_ordered(algorithm);
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
-  PlanKey key{call.collective, by_arrival ? "ring" : algorithm, call.count, segment_elems, call.options.fanout,
-              virtual_rank, elem, {}};
+  PlanKey key{call.collective, by_arrival ? "ring" : std::string(algorithm.name), call.count, segment_elems,
+              call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
   const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? arrival_batch_count(key) : batch_count(key);
   const std::size_t per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
   const std::size_t batches = call.count == 0 ? 1 : (call.count + per_batch - 1) / per_batch;
   const auto timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
-  const std::uint64_t signature = signature_of(call, algorithm);
-  const std::string description = describe(call, algorithm, rank_, size_);
+  const std::uint64_t signature = signature_of(call, std::string(algorithm.name));
+  const std::string description = describe(call, std::string(algorithm.name), rank_, size_);
   const bool all_started = coll::completion_implies_all_started(call.collective);
-  const OperationContext ctx{transport_.get(), engine_, &lanes_, layout_, call.root};
+  const OperationContext ctx{transport_.get(), engine_, &lanes_, layout_};
   const std::int64_t arrival_us = pap::global_now_us(*transport_);
   const auto straggler_after =
       call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
@@ -149,51 +158,19 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
     auto* out = static_cast<std::byte*>(call.output);
     const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
                                    call.owned_input};
-    ArrivalBinding arrival = by_arrival ? arrival_binding(algorithm, key, call_index, arrival_us) : ArrivalBinding{};
-    auto operation = std::make_shared<Operation>(plan_for(key), ctx, buffers, signature, timeout, description,
-                                                 std::move(arrival));
+    auto operation = std::make_shared<Operation>(plan_for(key), binding_for(algorithm, key, call.root, call_index,
+                                                                            arrival_us),
+                                                 ctx, buffers, signature, timeout, description);
     const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
     items.push_back({std::move(operation), future, b + 1 == batches, all_started, straggler_after, allreduce_bytes});
   }
   return items;
 }
 
-// Batches of an arrival-ordered call: enough for whichever algorithm the
-// decision may pick (each at its default parameters).
-std::size_t CommCore::arrival_batch_count(PlanKey key) {
-  std::size_t batches = 1;
-  for (std::uint32_t r = 0; r < pap::kRunnableCount; ++r) {
-    key.algorithm = pap::catalogue_name(static_cast<pap::Runnable>(r));
-    batches = std::max(batches, batch_count(key));
-  }
-  return batches;
-}
-
-ArrivalBinding CommCore::arrival_binding(const std::string& algorithm, const PlanKey& key, std::uint64_t call,
-                                         std::int64_t arrival_us) {
-  const std::size_t bytes = key.count * key.elem_bytes;
-  pap::ArrivalEntry::Setup setup{*pap::requested_from_name(algorithm), call, arrival_us,
-                                 pap::timing_for(bytes, size_, allreduce_history_.fastest_us(bytes)), options_.verbose};
-  ArrivalBinding binding;
-  binding.entry = std::make_unique<pap::ArrivalEntry>(board_, rank_, size_, setup);
-  binding.plan_for = [this, key](const pap::ArrivalEntry& entry) {
-    PlanKey decided = key;
-    decided.algorithm = pap::catalogue_name(entry.runnable());
-    decided.virtual_rank = entry.virtual_rank();
-    decided.presteps = entry.presteps();
-    if (entry.runnable() != pap::Runnable::pre_reduced_ring) decided.presteps.clear();
-    auto plan = plan_for(decided);
-    if (!fits(*plan, key.elem_bytes))
-      throw Error(decided.algorithm + " with these pre-steps needs more scratch than the batch was sized for");
-    return plan;
-  };
-  return binding;
-}
-
 Future CommCore::run(const CollectiveCall& call) {
   // Counted before validation so that ranks stay aligned even if one rank's
   // call is refused: estimates are matched to calls by this number.
-  const std::uint64_t call_index = calls_.fetch_add(1);
+  const std::uint64_t call_index = arrival_.count_call();
   const std::string algorithm = choose_algorithm(call, size_);
   const std::string description = describe(call, algorithm, rank_, size_);
   auto invalid = [&](const std::string& why) { return Future(failed_future(description + ": " + why)); };
@@ -201,7 +178,7 @@ Future CommCore::run(const CollectiveCall& call) {
   if (const std::string why = invalid_reason(call, algorithm, rank_, size_); !why.empty()) return invalid(why);
   auto future = std::make_shared<FutureState>();
   try {
-    submit(operations(call, algorithm, call_index, future));
+    submit(operations(call, *coll::find_algorithm(call.collective, algorithm), call_index, future));
   } catch (const std::exception& e) {
     return invalid(e.what());
   }
@@ -251,29 +228,33 @@ void CommCore::start_next() {
   }
   const bool talks = active_.op->talks_to_peers();
   const std::uint64_t sequence = talks ? next_sequence_++ : 0;
-  if (talks) transport_->store_local(WindowLayout::kEnteredWordOffset, sequence);
+  if (talks) arrival_.entered(sequence);
   active_since_ = std::chrono::steady_clock::now();
   active_reported_ = false;
-  active_.op->start(sequence, talks && active_.op->arrival_ordered() ? next_epoch_++ : 0);
+  active_.op->start(sequence);
   if (active_.op->finished()) retire();
+}
+
+void CommCore::mark_broken(const std::string& why) {
+  if (broken_.empty()) broken_ = why;
 }
 
 void CommCore::retire() {
   if (auto error = active_.op->error()) {
-    if (broken_.empty()) {
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& e) {
-        broken_ = e.what();
-      }
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      mark_broken(e.what());
     }
     active_.future->fail(error);
   } else {
-    if (active_.op->sequence() > 0) lanes_.finished(active_.op->sequence(), active_.all_started);
-    if (active_.op->sequence() > 0 && active_.op->arrival_ordered()) warm_peers_ = active_.op->peers_written();
-    if (active_.op->sequence() > 0 && active_.allreduce_bytes > 0) {
-      const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - active_since_;
-      allreduce_history_.record(active_.allreduce_bytes, took.count());
+    if (active_.op->sequence() > 0) {
+      lanes_.finished(active_.op->sequence(), active_.all_started);
+      active_.op->binding().finished();
+      if (active_.allreduce_bytes > 0) {
+        const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - active_since_;
+        arrival_.allreduce_took(active_.allreduce_bytes, took.count());
+      }
     }
     if (active_.last_of_call) active_.future->complete();
   }
@@ -291,44 +272,14 @@ std::shared_ptr<CommCore> CommCore::split(int color, int key) {
 void CommCore::check_straggler() {
   const auto waited = std::chrono::steady_clock::now() - active_since_;
   if (active_reported_ || active_.straggler_after.count() <= 0 || waited < active_.straggler_after) return;
-  const std::uint64_t sequence = active_.op->sequence();
-  if (sequence == 0) return;
+  if (active_.op->sequence() == 0) return;
   active_reported_ = true;
-  StragglerReport report;
-  report.collective = active_.op->description();
-  report.sequence = sequence;
-  report.waited = std::chrono::duration_cast<std::chrono::milliseconds>(waited);
   try {
-    for (int r = 0; r < size_; ++r)
-      if (r != rank_ && transport_->load_remote(r, WindowLayout::kEnteredWordOffset) < sequence)
-        report.not_arrived.push_back(r);
+    arrival_.report_stragglers(active_.op->sequence(), active_.op->description(),
+                               std::chrono::duration_cast<std::chrono::milliseconds>(waited));
   } catch (const std::exception& e) {
     active_.op->fail(std::string("straggler check failed: ") + e.what());
-    return;
   }
-  if (options_.verbose) {
-    std::string ranks;
-    for (int r : report.not_arrived) ranks += " " + std::to_string(r);
-    std::fprintf(stderr, "earlybird: straggler report: %s waited %lld ms; not arrived:%s\n", report.collective.c_str(),
-                 static_cast<long long>(report.waited.count()), ranks.empty() ? " none" : ranks.c_str());
-  }
-  std::lock_guard lock(straggler_mutex_);
-  straggler_ = std::move(report);
-}
-
-std::optional<StragglerReport> CommCore::straggler_report() const {
-  std::lock_guard lock(straggler_mutex_);
-  return straggler_;
-}
-
-void CommCore::monitor_phase_begin() {
-  std::lock_guard lock(monitor_mutex_);
-  phase_begin_ = std::chrono::steady_clock::now();
-}
-
-void CommCore::monitor_phase_end() {
-  std::lock_guard lock(monitor_mutex_);
-  phase_begin_.reset();
 }
 
 // The estimate is for this rank's next collective call on the communicator
@@ -336,33 +287,20 @@ void CommCore::monitor_phase_end() {
 // must not be taken for the next arrival-ordered call's); the progress
 // thread publishes it on rank 0's board, then warms up the connections the
 // last arrival-ordered collective used.
-void CommCore::monitor_edge(double fraction) {
-  const auto now = std::chrono::steady_clock::now();
-  const std::string where = "earlybird edge(" + std::to_string(fraction) + ") on rank " + std::to_string(rank_);
-  if (!(fraction > 0.0 && fraction <= 1.0)) throw Error(where + ": the fraction must be in (0, 1]");
-  if (closed_) throw Error(where + ": the communicator is closed");
-  std::chrono::steady_clock::time_point begin;
-  {
-    std::lock_guard lock(monitor_mutex_);
-    if (!phase_begin_) throw Error(where + ": no phase_begin() before it");
-    begin = *phase_begin_;
-  }
-  const auto estimate = begin + std::chrono::duration_cast<std::chrono::steady_clock::duration>((now - begin) / fraction);
-  const std::int64_t estimate_us = pap::global_us(*transport_, estimate);
-  const std::uint64_t call = calls_.load();
+void CommCore::edge(double fraction) {
+  const std::int64_t estimate_us = arrival_.estimate(fraction);
+  if (closed_)
+    throw Error("earlybird edge(" + std::to_string(fraction) + ") on rank " + std::to_string(rank_) +
+                ": the communicator is closed");
+  const std::uint64_t call = arrival_.next_call();
   engine_->submit([self = shared_from_this(), call, estimate_us] {
     try {
-      self->board_.publish_estimate(call, estimate_us);
-      self->warm_up();
+      self->arrival_.publish_estimate(call, estimate_us);
+      self->arrival_.warm_up();
     } catch (const std::exception& e) {
-      if (self->broken_.empty()) self->broken_ = std::string("edge() failed: ") + e.what();
+      self->mark_broken(std::string("edge() failed: ") + e.what());
     }
   });
-}
-
-void CommCore::warm_up() {
-  const std::uint64_t value = 1;
-  for (int peer : warm_peers_) transport_->notify(peer, WindowLayout::kWarmUpWordOffset, value);
 }
 
 void CommCore::close() {

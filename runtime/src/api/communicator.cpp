@@ -75,10 +75,11 @@ Future Communicator::reduce_scatter_in_place(void* inout, std::size_t count, Dat
   return run(core_, {Collective::reduce_scatter, input->data(), inout, count, type, std::move(op), 0, options, input});
 }
 
-void Communicator::phase_begin() { core_->monitor_phase_begin(); }
-void Communicator::edge(double fraction) { core_->monitor_edge(fraction); }
-void Communicator::phase_end() { core_->monitor_phase_end(); }
-std::optional<StragglerReport> Communicator::straggler_report() const { return core_->straggler_report(); }
+void Communicator::phase_begin() { core_->arrival().phase_begin(); }
+void Communicator::edge(double fraction) { core_->edge(fraction); }
+void Communicator::phase_end() { core_->arrival().phase_end(); }
+std::optional<StragglerReport> Communicator::straggler_report() const { return core_->arrival().straggler_report(); }
+std::optional<ArrivalDecision> Communicator::last_decision() const { return core_->arrival().last_decision(); }
 
 Communicator Communicator::split(int color, int key) const {
   auto core = core_->split(color, key);

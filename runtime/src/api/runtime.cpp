@@ -22,10 +22,6 @@ const char* thread_level_name(int level) {
   return "an unknown thread level";
 }
 
-// Open MPI picks osc/rdma for single-node windows by default; osc/sm is an
-// order of magnitude faster there (docs/design.md). Respect a user's choice.
-void prefer_shared_memory_rma() { setenv("OMPI_MCA_osc_rdma_priority", "1", 0); }
-
 // This rank's place among the ranks sharing its node.
 struct NodePlace {
   int rank = 0;
@@ -48,7 +44,7 @@ struct Runtime::Impl {
   bool owns_mpi = false;
   int local_ranks = 1;
   int workers = 1;
-  detail::CommOptions comm_options;
+  config::CommOptions comm_options;
   std::unique_ptr<ProgressEngine> engine;  // outlives every CommCore
   std::vector<std::weak_ptr<detail::CommCore>> cores;  // to close before MPI_Finalize
   Communicator world;
@@ -70,7 +66,7 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   MPI_Initialized(&initialized);
   int provided = MPI_THREAD_SINGLE;
   if (!initialized) {
-    prefer_shared_memory_rma();
+    config::prefer_shared_memory_rma();
     check_mpi(PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
     impl_->owns_mpi = true;
   } else {
@@ -85,15 +81,14 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
     if (impl_->owns_mpi) PMPI_Finalize();
     throw Error(message);
   }
-  impl_->comm_options = detail::comm_options_from_environment();
+  impl_->comm_options = config::comm_options_from_environment();
   if (options.scratch_bytes) impl_->comm_options.scratch_bytes = options.scratch_bytes;
   if (options.timeout.count() > 0) impl_->comm_options.timeout = options.timeout;
   const NodePlace place = node_place();
   impl_->local_ranks = place.size;
   impl_->workers = options.worker_threads > 0 ? options.worker_threads : topo::thread_budget(impl_->local_ranks);
   const bool oversubscribed = impl_->local_ranks > topo::core_count();
-  const char* bind_env = std::getenv("EARLYBIRD_BIND");
-  const bool bind = options.bind_progress_thread && !oversubscribed && !(bind_env && std::string(bind_env) == "0");
+  const bool bind = options.bind_progress_thread && !oversubscribed && config::binding_allowed_by_environment();
   const int core = bind ? place.rank * impl_->workers % topo::core_count() : -1;
   if (oversubscribed) topo::note_oversubscribed();
   impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, core});

@@ -18,7 +18,7 @@ struct SimWorld::Impl {
 
 SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>()) {
   if (ranks < 1) throw Error("SimWorld: ranks must be >= 1");
-  detail::CommOptions comm_options;
+  config::CommOptions comm_options;
   comm_options.scratch_bytes = options.scratch_bytes;
   comm_options.flags_per_lane = 1u << 14;
   comm_options.timeout = options.timeout;

@@ -1,8 +1,9 @@
 #include "operation.hpp"
 
 
-#include <earlybird/future.hpp>
+#include <earlybird/error.hpp>
 
+#include <algorithm>
 #include <cstring>
 
 #include "tbb_handoff.hpp"
@@ -31,42 +32,34 @@ thread_local std::vector<WorkItem>* tl_work = nullptr;
 
 }  // namespace
 
-Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, OperationContext context,
-                     OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout,
-                     std::string description, ArrivalBinding arrival)
+Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::unique_ptr<Binding> binding,
+                     OperationContext context, OperationBuffers buffers, std::uint64_t signature,
+                     Clock::duration timeout, std::string description)
     : plan_(std::move(plan)),
+      binding_(std::move(binding)),
       ctx_(context),
-      arrival_(std::move(arrival)),
       buf_(buffers),
       elem_(size_of(buffers.type)),
       signature_(signature & kSignatureMask),
       timeout_(timeout),
       description_(std::move(description)) {}
 
-void Operation::start(std::uint64_t sequence, std::uint64_t epoch) {
+void Operation::start(std::uint64_t sequence) {
   sequence_ = sequence;
   lane_ = static_cast<int>(sequence % WindowLayout::kLanes);
   deadline_ = Clock::now() + timeout_;
-  if (!arrival_.entry || sequence == 0) {  // static binding; or nothing to exchange
-    rank_of_.resize(static_cast<std::size_t>(plan_->ranks));
-    for (int v = 0; v < plan_->ranks; ++v) rank_of_[static_cast<std::size_t>(v)] = (v + ctx_.root) % plan_->ranks;
-    return run_plan();
-  }
-  remaining_.store(1, std::memory_order_relaxed);  // not finished while entering
+  if (sequence == 0) return run_plan();  // nothing to exchange: no binding needed
+  remaining_.store(1, std::memory_order_relaxed);  // not finished while deciding
   try {
-    if (arrival_.entry->begin(epoch)) enter_when_bound();
+    if (binding_->begin()) run_decided_plan();
   } catch (const std::exception& e) {
     fail(std::string("arrival entry failed: ") + e.what());
   }
 }
 
-// The decision is known: run the decided plan at this rank's position.
-bool Operation::enter_when_bound() {
-  if (!arrival_.entry->bound() && !arrival_.entry->poll()) return false;
-  plan_ = arrival_.plan_for(*arrival_.entry);
-  rank_of_ = arrival_.entry->ranks_by_virtual();
+void Operation::run_decided_plan() {
+  if (auto decided = binding_->decided_plan()) plan_ = std::move(decided);
   run_plan();
-  return true;
 }
 
 void Operation::run_plan() {
@@ -225,13 +218,18 @@ void Operation::satisfy(std::uint32_t step) {
   if (waits_[step].fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(step);
 }
 
-// Whether the rank at `virtual_rank` is known; with ticket binding, looks at
-// the board (at most once per poll) for holders that arrived meanwhile.
+// Whether the rank at `virtual_rank` is known; otherwise asks the binding to
+// learn more (at most once per poll).
 bool Operation::known(int virtual_rank) {
   if (real_rank(virtual_rank) >= 0) return true;
-  if (learnt_this_poll_) return false;
-  learnt_this_poll_ = true;
-  if (arrival_.entry->learn_holders()) rank_of_ = arrival_.entry->ranks_by_virtual();
+  if (refreshed_this_poll_) return false;
+  refreshed_this_poll_ = true;
+  try {
+    binding_->refresh();
+  } catch (const std::exception& e) {
+    fail(std::string("arrival entry failed: ") + e.what());
+    return false;
+  }
   return real_rank(virtual_rank) >= 0;
 }
 
@@ -277,8 +275,8 @@ bool Operation::retry_parked() {
 
 bool Operation::poll() {
   if (failed_.load(std::memory_order_acquire)) return false;
-  learnt_this_poll_ = false;
-  if (!waits_) return poll_entry();
+  refreshed_this_poll_ = false;
+  if (!waits_) return poll_decision();
   bool progressed = retry_parked();
   for (std::size_t i = 0; i < unseen_flags_.size();) {
     const std::size_t before = unseen_flags_.size();
@@ -329,32 +327,23 @@ std::string Operation::missing_flags() const {
   return out;
 }
 
-// Still learning the binding: reads the decision; the watchdog covers a
-// decider that never publishes.
-bool Operation::poll_entry() {
+// The plan is not decided yet: asks the binding again; the watchdog covers a
+// decision that never comes.
+bool Operation::poll_decision() {
   try {
-    if (enter_when_bound()) return true;
+    if (binding_->refresh() && binding_->decided()) {
+      run_decided_plan();
+      return true;
+    }
   } catch (const std::exception& e) {
     fail(std::string("arrival entry failed: ") + e.what());
     return true;
   }
   ctx_.transport->poll_hook();
   if (Clock::now() > deadline_)
-    fail("watchdog: the first rank to arrive published no schedule decision within " +
+    fail("watchdog: " + binding_->undecided_reason() + " within " +
          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms");
   return false;
-}
-
-std::vector<int> Operation::peers_written() const {
-  std::vector<int> peers;
-  for (const PlanStep& s : plan_->steps) {
-    if (s.kind == StepKind::put && real_rank(s.peer) >= 0) peers.push_back(real_rank(s.peer));
-    for (std::uint32_t n = s.note_begin; n < s.note_end; ++n)
-      if (real_rank(plan_->notes[n].target) >= 0) peers.push_back(real_rank(plan_->notes[n].target));
-  }
-  std::sort(peers.begin(), peers.end());
-  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
-  return peers;
 }
 
 }  // namespace earlybird

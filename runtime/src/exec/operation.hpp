@@ -1,5 +1,8 @@
 // Operation: one rank's execution of one RankPlan (one collective, or one
-// batch of a large one). Steps become ready as their local predecessors finish
+// batch of a large one), a pure dataflow executor: it knows the plan, the
+// buffers, the transport and a Binding (which rank stands at each virtual
+// rank, and for arrival-ordered collectives which plan runs), nothing of
+// queues, arrival boards or algorithms. Steps become ready as their local predecessors finish
 // and the flags they wait for arrive; ready steps are dispatched:
 //   put / get                -> the progress thread (the only MPI caller);
 //   small copy / reduce      -> run inline by whichever thread readied them;
@@ -8,8 +11,8 @@
 // (for a put: after its data is complete at the target).
 #pragma once
 
-#include "../pap/arrival_entry.hpp"
 #include "../progress/progress_engine.hpp"
+#include "binding.hpp"
 #include "lane_guard.hpp"
 #include "../rma/transport.hpp"
 #include "../rma/window_layout.hpp"
@@ -34,18 +37,6 @@ struct OperationContext {
   ProgressEngine* engine = nullptr;
   LaneGuard* lanes = nullptr;
   WindowLayout layout;
-  // Binding of the plan's virtual ranks to ranks: v -> (v + root) mod P, so
-  // schedules written for root 0 serve every root.
-  int root = 0;
-};
-
-// An arrival-ordered operation learns its schedule and binding at start:
-// `entry` takes the ticket (and reads or makes the epoch's decision), then
-// `plan_for` gives the plan of the decided algorithm for this rank's
-// arrival position.
-struct ArrivalBinding {
-  std::unique_ptr<pap::ArrivalEntry> entry;
-  std::function<std::shared_ptr<const coll::RankPlan>(const pap::ArrivalEntry&)> plan_for;
 };
 
 struct OperationBuffers {
@@ -60,21 +51,18 @@ class Operation : public std::enable_shared_from_this<Operation> {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `plan`: the plan to run; for an arrival-ordered operation (`arrival` set)
-  // a stand-in with the same peers-or-not answer, replaced at start.
-  Operation(std::shared_ptr<const coll::RankPlan> plan, OperationContext context,
-            OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout,
-            std::string description, ArrivalBinding arrival = {});
+  // `plan`: the plan to run; when `binding` decides the plan at start
+  // (arrival-ordered), a stand-in with the same peers-or-not answer.
+  Operation(std::shared_ptr<const coll::RankPlan> plan, std::unique_ptr<Binding> binding, OperationContext context,
+            OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout, std::string description);
 
   // False when the plan exchanges nothing with peers (count 0, or P = 1): such
   // an operation runs locally and consumes no sequence number.
   bool talks_to_peers() const { return plan_->flags > 0 || !plan_->notes.empty(); }
-  // Progress thread: begin executing with this sequence number; `epoch`
-  // numbers the arrival-ordered operations of the communicator.
-  void start(std::uint64_t sequence, std::uint64_t epoch = 0);
-  bool arrival_ordered() const { return arrival_.entry != nullptr; }
-  // Ranks this operation wrote to (data or notifications), once finished.
-  std::vector<int> peers_written() const;
+  // Progress thread: begin executing with this sequence number (0: it
+  // exchanges nothing, and the binding is never asked).
+  void start(std::uint64_t sequence);
+  Binding& binding() { return *binding_; }
   // Progress thread: look at awaited flags and the watchdog. True on progress.
   bool poll();
   // Every step done, or failed with no task still touching user buffers.
@@ -88,8 +76,8 @@ class Operation : public std::enable_shared_from_this<Operation> {
 
  private:
   void run_plan();
-  bool enter_when_bound();
-  bool poll_entry();
+  void run_decided_plan();
+  bool poll_decision();
   void dispatch(std::uint32_t step);
   void dispatch_now(std::uint32_t step);
   void run_compute_task(std::uint32_t step);
@@ -100,8 +88,8 @@ class Operation : public std::enable_shared_from_this<Operation> {
   std::string missing_flags() const;
   std::byte* local(coll::Buffer buffer, coll::Range range) const;
   std::size_t scratch_offset(coll::Range range) const;
-  // Rank bound to a virtual rank; -1 while unknown (ticket binding).
-  int real_rank(int virtual_rank) const { return rank_of_[static_cast<std::size_t>(virtual_rank)]; }
+  // Rank bound to a virtual rank; -1 while unknown.
+  int real_rank(int virtual_rank) const { return binding_->rank_of(virtual_rank); }
   std::string name_of(int virtual_rank) const;
   bool known(int virtual_rank);
   // Lane guard: a step that writes peers' windows waits until they are free.
@@ -114,10 +102,9 @@ class Operation : public std::enable_shared_from_this<Operation> {
   bool retry_parked();
 
   std::shared_ptr<const coll::RankPlan> plan_;
+  std::unique_ptr<Binding> binding_;
   OperationContext ctx_;
-  ArrivalBinding arrival_;
-  std::vector<int> rank_of_;  // by virtual rank
-  bool learnt_this_poll_ = false;
+  bool refreshed_this_poll_ = false;
   OperationBuffers buf_;
   std::size_t elem_;
   std::uint64_t signature_;

@@ -1,6 +1,6 @@
 #include "arrival_board.hpp"
 
-#include <earlybird/future.hpp>
+#include <earlybird/error.hpp>
 
 #include <string>
 

@@ -1,5 +1,6 @@
 #include "arrival_policy.hpp"
 
+#include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/pap.hpp>
 
 #include <algorithm>
@@ -9,16 +10,12 @@
 namespace earlybird::pap {
 namespace {
 
-constexpr std::array<std::string_view, kRunnableCount> kRunnableNames = {
-    "ring", "sorted_linear_tree", "pre_reduced_ring", "arrival_chain", "arrival_prr"};
-
-constexpr std::array<std::pair<std::string_view, Requested>, 5> kRequested = {{
-    {"sorted_linear_tree", Requested::sorted_linear_tree},
-    {"pre_reduced_ring", Requested::pre_reduced_ring},
-    {"arrival_chain", Requested::arrival_chain},
-    {"arrival_prr", Requested::arrival_prr},
-    {"auto_pap", Requested::auto_pap},
-}};
+// The allreduce catalogue entry of that name, as a Decision::algorithm.
+std::uint32_t index_of(std::string_view name) {
+  const auto list = coll::allreduce_algorithms();
+  const coll::Algorithm* found = coll::find_allreduce(name);
+  return static_cast<std::uint32_t>(found - list.data());
+}
 
 std::vector<int> rank_order(std::size_t ranks) {
   std::vector<int> order(ranks);
@@ -26,17 +23,18 @@ std::vector<int> rank_order(std::size_t ranks) {
   return order;
 }
 
-Decision bound_by_estimates(Runnable runnable, const EstimatedOrder& estimated, const Timing& timing) {
+// Only the pre-reduced ring takes pre-steps from the estimates.
+Decision bound_by_estimates(std::string_view algorithm, const EstimatedOrder& estimated, const Timing& timing) {
   Decision d;
-  d.algorithm = static_cast<std::uint32_t>(runnable);
+  d.algorithm = index_of(algorithm);
   d.order = estimated.order;
-  if (runnable == Runnable::pre_reduced_ring) d.presteps = coll::prr_presteps(estimated.arrival_us, timing.tau_us);
+  if (algorithm == "pre_reduced_ring") d.presteps = coll::prr_presteps(estimated.arrival_us, timing.tau_us);
   return d;
 }
 
-Decision in_rank_order(Runnable runnable, std::size_t ranks) {
+Decision in_rank_order(std::string_view algorithm, std::size_t ranks) {
   Decision d;
-  d.algorithm = static_cast<std::uint32_t>(runnable);
+  d.algorithm = index_of(algorithm);
   d.order = rank_order(ranks);
   return d;
 }
@@ -51,32 +49,24 @@ Decision choose_auto(const Observations& seen, const Timing& timing) {
   const EstimatedOrder estimated = order_by_estimate(seen.estimates);
   if (estimated.complete) {
     const double spread = spread_us(seen.estimates);
-    if (spread <= timing.tau_us) return in_rank_order(Runnable::ring, ranks);
-    if (spread > timing.ring_us) return bound_by_estimates(Runnable::sorted_linear_tree, estimated, timing);
-    return bound_by_estimates(Runnable::pre_reduced_ring, estimated, timing);
+    if (spread <= timing.tau_us) return in_rank_order("ring", ranks);
+    if (spread > timing.ring_us) return bound_by_estimates("sorted_linear_tree", estimated, timing);
+    return bound_by_estimates("pre_reduced_ring", estimated, timing);
   }
   const bool history = std::all_of(seen.previous_arrivals.begin(), seen.previous_arrivals.end(),
                                     [](const auto& t) { return t.has_value(); });
   if (history && spread_us(seen.previous_arrivals) > timing.ring_us)
-    return in_rank_order(Runnable::arrival_chain, ranks);
-  return in_rank_order(Runnable::ring, ranks);
+    return in_rank_order("arrival_chain", ranks);
+  return in_rank_order("ring", ranks);
 }
 
 }  // namespace
 
-std::string_view catalogue_name(Runnable runnable) { return kRunnableNames[static_cast<std::size_t>(runnable)]; }
-
-bool bound_by_tickets(Runnable runnable) {
-  return runnable == Runnable::arrival_chain || runnable == Runnable::arrival_prr;
+const coll::Algorithm& decided_algorithm(const Decision& decision) {
+  return coll::allreduce_algorithms()[decision.algorithm];
 }
 
-std::optional<Requested> requested_from_name(std::string_view name) {
-  for (const auto& [known, requested] : kRequested)
-    if (known == name) return requested;
-  return std::nullopt;
-}
-
-bool arrival_ordered(std::string_view name) { return requested_from_name(name).has_value(); }
+bool arrival_ordered(const coll::Algorithm& algorithm) { return algorithm.arrival != coll::ArrivalOrder::none; }
 
 EstimatedOrder order_by_estimate(std::span<const std::optional<std::int64_t>> estimates) {
   EstimatedOrder out;
@@ -113,18 +103,16 @@ double spread_us(std::span<const std::optional<std::int64_t>> times) {
   return low && high ? static_cast<double>(*high - *low) : 0.0;
 }
 
-Decision decide(Requested requested, const Observations& seen, const Timing& timing) {
+Decision decide(const coll::Algorithm& requested, const Observations& seen, const Timing& timing) {
   const std::size_t ranks = seen.estimates.size();
-  switch (requested) {
-    case Requested::sorted_linear_tree:
-      return bound_by_estimates(Runnable::sorted_linear_tree, order_by_estimate(seen.estimates), timing);
-    case Requested::pre_reduced_ring:
-      return bound_by_estimates(Runnable::pre_reduced_ring, order_by_estimate(seen.estimates), timing);
-    case Requested::arrival_chain: return in_rank_order(Runnable::arrival_chain, ranks);
-    case Requested::arrival_prr: return in_rank_order(Runnable::arrival_prr, ranks);
-    case Requested::auto_pap: return choose_auto(seen, timing);
+  switch (requested.arrival) {
+    case coll::ArrivalOrder::estimated:
+      return bound_by_estimates(requested.name, order_by_estimate(seen.estimates), timing);
+    case coll::ArrivalOrder::ticket: return in_rank_order(requested.name, ranks);
+    case coll::ArrivalOrder::chosen: return choose_auto(seen, timing);
+    case coll::ArrivalOrder::none: break;
   }
-  return in_rank_order(Runnable::ring, ranks);
+  return in_rank_order("ring", ranks);
 }
 
 }  // namespace earlybird::pap

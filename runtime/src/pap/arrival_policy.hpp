@@ -3,12 +3,12 @@
 // board, and published there for every other rank (so all build the same
 // schedule; the others never decide anything themselves). Pure logic.
 //
-// Requested algorithm   binding            decision
-// sorted_linear_tree    estimates          order = ranks by estimate
-// pre_reduced_ring      estimates          order by estimate, k = prr_presteps(order, tau)
-// arrival_chain         tickets            - (true arrival order)
-// arrival_prr           tickets            - (k = presteps_last_late)
-// auto_pap              see choose_auto    ring / pre_reduced_ring / sorted_linear_tree / arrival_chain
+// requested (arrival)          decision
+// sorted_linear_tree (estimated) order = ranks by estimate
+// pre_reduced_ring (estimated)   order by estimate, k = prr_presteps(order, tau)
+// arrival_chain (ticket)         rank order (virtual rank = ticket: true arrival order)
+// arrival_prr (ticket)           rank order (k = presteps_all_ahead)
+// auto_pap (chosen)              ring / pre_reduced_ring / sorted_linear_tree / arrival_chain
 //
 // Missing estimates (a rank never called edge(), or called it too late for
 // this decision): known estimates first, by (estimate, rank); the missing
@@ -20,6 +20,8 @@
 
 #include "arrival_board.hpp"
 
+#include <earlybird/collectives/catalogue.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -29,18 +31,13 @@
 
 namespace earlybird::pap {
 
-// What an epoch can run; the index is Decision::algorithm on the board.
-enum class Runnable : std::uint32_t { ring, sorted_linear_tree, pre_reduced_ring, arrival_chain, arrival_prr };
-constexpr std::uint32_t kRunnableCount = 5;
-std::string_view catalogue_name(Runnable runnable);
-// True for the algorithms bound to ticket order rather than to Decision::order.
-bool bound_by_tickets(Runnable runnable);
-
-// The requested (catalogue) algorithm, or nullopt when it is not arrival-ordered.
-enum class Requested : std::uint8_t { sorted_linear_tree, pre_reduced_ring, arrival_chain, arrival_prr, auto_pap };
-std::optional<Requested> requested_from_name(std::string_view name);
-// Whether `name` names an algorithm that needs the arrival board.
-bool arrival_ordered(std::string_view name);
+// The catalogue (coll::Algorithm::arrival) says what each allreduce needs:
+// `estimated` entries run in the order of the estimates, `ticket` entries in
+// true arrival order, `chosen` (auto_pap) is decided here. Decision::algorithm
+// is an index into the allreduce catalogue.
+const coll::Algorithm& decided_algorithm(const Decision& decision);
+// Whether `algorithm` needs the arrival board (any arrival order but none).
+bool arrival_ordered(const coll::Algorithm& algorithm);
 
 struct Timing {
   double tau_us = 0;   // one ring step of this collective (alpha + chunk * (beta + gamma))
@@ -52,7 +49,8 @@ struct Observations {
   std::vector<std::optional<std::int64_t>> previous_arrivals;  // by rank, last epoch
 };
 
-Decision decide(Requested requested, const Observations& seen, const Timing& timing);
+// `requested`: an allreduce catalogue entry with an arrival order.
+Decision decide(const coll::Algorithm& requested, const Observations& seen, const Timing& timing);
 
 // Ranks ordered by estimate as described above, with the arrival time each
 // is treated as having (ascending).

@@ -3,7 +3,7 @@
 // thread calls MPI while the program may) and the program is told the level
 // it asked for; earlybird starts after PMPI_Init_thread and stops before
 // PMPI_Finalize.
-#include "config.hpp"
+#include "../config/environment.hpp"
 #include "library.hpp"
 
 #include <earlybird/future.hpp>
@@ -20,10 +20,8 @@ namespace earlybird::pmpi {
 namespace {
 
 int init(int* argc, char*** argv, int required, int* provided) {
-  const bool disabled = disabled_by_environment();
-  // Open MPI picks osc/rdma for single-node windows unless told otherwise;
-  // osc/sm is far faster there (docs/design.md). A user's setting wins.
-  if (!disabled) setenv("OMPI_MCA_osc_rdma_priority", "1", 0);
+  const bool disabled = config::pmpi_disabled_by_environment();
+  if (!disabled) config::prefer_shared_memory_rma();
   int given = MPI_THREAD_SINGLE;
   const int rc = PMPI_Init_thread(argc, argv, disabled ? required : MPI_THREAD_MULTIPLE, &given);
   if (rc != MPI_SUCCESS) return rc;

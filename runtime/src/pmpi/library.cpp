@@ -1,6 +1,5 @@
 #include "library.hpp"
 
-#include "../api/comm_core.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -19,7 +18,7 @@ Library& Library::instance() {
 
 void Library::start(int required, int provided) {
   reported_level_ = std::min(required, provided);
-  config_ = config_from_environment();
+  config_ = config::pmpi_config_from_environment();
   if (config_.disabled) return;
   if (provided < MPI_THREAD_MULTIPLE) {
     int rank = 0;
@@ -29,7 +28,6 @@ void Library::start(int required, int provided) {
                            "progress thread needs; every collective passes through to MPI\n");
     return;
   }
-  scratch_bytes_ = detail::comm_options_from_environment().scratch_bytes;
   runtime_ = std::make_unique<Runtime>();
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &Library::delete_state, &keyval_, nullptr);
 }

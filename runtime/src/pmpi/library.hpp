@@ -7,7 +7,7 @@
 // delete callback: on MPI_Comm_free, or in stop() before PMPI_Finalize.
 #pragma once
 
-#include "config.hpp"
+#include "../config/environment.hpp"
 
 #include <earlybird/communicator.hpp>
 #include <earlybird/runtime.hpp>
@@ -35,8 +35,7 @@ class Library {
 
   // Whether collectives may go to earlybird at all.
   bool active() const { return runtime_ != nullptr; }
-  const Config& config() const { return config_; }
-  std::size_t scratch_bytes() const { return scratch_bytes_; }
+  const config::PmpiConfig& config() const { return config_; }
   // The level MPI_Query_thread reports: what the program asked for, or less
   // if MPI gave less.
   int reported_thread_level() const { return reported_level_; }
@@ -54,8 +53,7 @@ class Library {
   static int delete_state(MPI_Comm comm, int keyval, void* value, void* extra);
   void forget(CommState* state);
 
-  Config config_;
-  std::size_t scratch_bytes_ = 0;
+  config::PmpiConfig config_;
   int reported_level_ = MPI_THREAD_MULTIPLE;  // until start(): no clamp
   std::unique_ptr<Runtime> runtime_;
   int keyval_ = MPI_KEYVAL_INVALID;

@@ -1,6 +1,6 @@
 #include "route.hpp"
 
-#include "../api/collective_call.hpp"
+#include "../config/algorithm_choice.hpp"
 #include "library.hpp"
 #include "mpi_types.hpp"
 
@@ -35,19 +35,14 @@ const char* pass_through_reason(const CallSpec& call, int ranks) {
                          call.collective == coll::Collective::reduce_scatter;
   // Allgather and reduce-scatter do not batch yet: a call whose P blocks
   // exceed half a window lane could fail for lack of scratch.
-  if (blockwise && call.bytes * static_cast<std::size_t>(ranks) > library.scratch_bytes() / 2)
+  if (blockwise && call.bytes * static_cast<std::size_t>(ranks) > library.config().scratch_bytes / 2)
     return "P x block exceeds half of EARLYBIRD_SCRATCH_BYTES (no batching for this collective yet)";
   return nullptr;
 }
 
 std::string algorithm_chosen(const CallSpec& call, const CollectiveOptions& options, int ranks) {
-  detail::CollectiveCall described;
-  described.collective = call.collective;
-  described.count = call.count;
-  described.type = call.type;
-  described.op = call.op;
-  described.options = options;
-  return detail::choose_algorithm(described, ranks);
+  if (!options.algorithm.empty()) return options.algorithm;
+  return config::default_algorithm(call.collective, call.bytes, ranks, /*commutative=*/true);  // predefined ops
 }
 
 std::string size_class(std::size_t bytes) {
@@ -72,7 +67,7 @@ void log_once(const CallSpec& call, int ranks, const std::string& decision) {
 }
 
 CollectiveOptions options_for(coll::Collective collective) {
-  const Config& config = Library::instance().config();
+  const config::PmpiConfig& config = Library::instance().config();
   CollectiveOptions options;
   options.algorithm = config.algorithm_for(collective);
   options.segment_bytes = config.segment_bytes;

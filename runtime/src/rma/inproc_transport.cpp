@@ -1,6 +1,6 @@
 #include "inproc_transport.hpp"
 
-#include <earlybird/future.hpp>
+#include <earlybird/error.hpp>
 
 #include <atomic>
 #include <chrono>

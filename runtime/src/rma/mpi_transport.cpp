@@ -1,6 +1,6 @@
 #include "mpi_transport.hpp"
 
-#include <earlybird/future.hpp>
+#include <earlybird/error.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,11 +39,15 @@ struct AlgorithmParams {
 
 // How the runtime binds an algorithm's virtual ranks to ranks. Generators
 // always write virtual ranks; arrival-ordered ones treat virtual rank `id` as
-// the id-th rank to arrive.
+// the id-th rank to arrive. This field is the one source of truth for what an
+// algorithm needs from the runtime's arrival machinery.
 enum class ArrivalOrder : std::uint8_t {
   none,       // virtual rank = rank (rooted collectives: distance from the root)
   estimated,  // order of the arrival estimates published by edge()
   ticket,     // true order of arrival (arrival tickets taken on entry)
+  chosen,     // the runtime picks, per call, one of the entries above that
+              // suits the arrivals it sees (auto_pap); `make` is a stand-in
+              // whose requirements cover every entry it may pick
 };
 
 struct Algorithm {
@@ -57,6 +62,8 @@ struct Algorithm {
 std::span<const Algorithm> algorithms(Collective collective);
 // nullptr when `collective` has no algorithm of that name.
 const Algorithm* find_algorithm(Collective collective, std::string_view name);
+// The names of `collective`'s algorithms, comma-separated (for messages).
+std::string algorithm_names(Collective collective);
 
 // The segment length in elements: params.segment_elems, or default_bytes
 // converted to elements (at least 1).

@@ -1,0 +1,19 @@
+// The algorithm a collective runs when the call names none: a hand-written
+// table by collective, size and P, from the sweeps in docs/benchmarks.md, until
+// the cost model replaces it. Shared by the runtime and the PMPI library (which
+// logs the choice), so both always agree.
+#pragma once
+
+#include <earlybird/collectives/catalogue.hpp>
+
+#include <cstddef>
+#include <string>
+
+namespace earlybird::config {
+
+// `bytes`: count x element size (per block for allgather and reduce-scatter);
+// `commutative`: whether the operator may be applied out of rank order
+// (true for collectives that reduce nothing). "" when no algorithm suits.
+std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative);
+
+}  // namespace earlybird::config

@@ -1,0 +1,98 @@
+#include "environment.hpp"
+
+#include <earlybird/error.hpp>
+
+#include <cstdlib>
+#include <string>
+
+namespace earlybird::config {
+namespace {
+
+constexpr std::array kCollectives = {coll::Collective::allreduce, coll::Collective::reduce, coll::Collective::bcast,
+                                     coll::Collective::allgather, coll::Collective::reduce_scatter};
+
+// The variable's value; nullptr when unset or empty.
+const char* env(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : nullptr;
+}
+
+bool set_and_not_zero(const char* name) {
+  const char* value = env(name);
+  return value && std::string(value) != "0";
+}
+
+bool set_to_one(const char* name) {
+  const char* value = env(name);
+  return value && std::string(value) == "1";
+}
+
+// A decimal integer >= `least`, or `fallback` when the variable is unset.
+std::size_t integer_or(const char* name, std::size_t fallback, std::size_t least) {
+  const char* value = env(name);
+  if (!value) return fallback;
+  char* end = nullptr;
+  const unsigned long long parsed = std::strtoull(value, &end, 10);
+  if (*end != '\0' || value[0] == '-' || parsed < least)
+    throw Error(std::string("earlybird: ") + name + "=" + value + " is not " +
+                (least > 0 ? "a positive integer" : "a non-negative integer"));
+  return static_cast<std::size_t>(parsed);
+}
+
+std::chrono::milliseconds milliseconds_or(const char* name, std::chrono::milliseconds fallback) {
+  return std::chrono::milliseconds(integer_or(name, static_cast<std::size_t>(fallback.count()), 1));
+}
+
+std::string algorithm_from(coll::Collective collective) {
+  const char* value = env(algorithm_variable(collective));
+  if (!value || std::string(value) == "auto") return "";
+  if (!coll::find_algorithm(collective, value))
+    throw Error(std::string(algorithm_variable(collective)) + "=" + value + " names no " +
+                coll::to_string(collective) + " algorithm; known: auto, " + coll::algorithm_names(collective));
+  return value;
+}
+
+}  // namespace
+
+CommOptions comm_options_from_environment() {
+  CommOptions o;
+  o.scratch_bytes = integer_or("EARLYBIRD_SCRATCH_BYTES", o.scratch_bytes, 1);
+  o.timeout = milliseconds_or("EARLYBIRD_TIMEOUT_MS", o.timeout);
+  o.straggler_after = milliseconds_or("EARLYBIRD_STRAGGLER_MS", o.straggler_after);
+  o.verbose = set_to_one("EARLYBIRD_VERBOSE");
+  return o;
+}
+
+bool binding_allowed_by_environment() {
+  const char* value = env("EARLYBIRD_BIND");
+  return !(value && std::string(value) == "0");
+}
+
+void prefer_shared_memory_rma() { setenv("OMPI_MCA_osc_rdma_priority", "1", 0); }
+
+const char* algorithm_variable(coll::Collective collective) {
+  switch (collective) {
+    case coll::Collective::allreduce: return "EARLYBIRD_ALLREDUCE";
+    case coll::Collective::reduce: return "EARLYBIRD_REDUCE";
+    case coll::Collective::bcast: return "EARLYBIRD_BCAST";
+    case coll::Collective::allgather: return "EARLYBIRD_ALLGATHER";
+    case coll::Collective::reduce_scatter: return "EARLYBIRD_REDUCE_SCATTER";
+  }
+  return "EARLYBIRD_?";
+}
+
+bool pmpi_disabled_by_environment() { return set_and_not_zero("EARLYBIRD_DISABLE"); }
+
+PmpiConfig pmpi_config_from_environment() {
+  PmpiConfig config;
+  config.disabled = pmpi_disabled_by_environment();
+  config.verbose = set_and_not_zero("EARLYBIRD_VERBOSE");
+  config.min_bytes = integer_or("EARLYBIRD_MIN_BYTES", kDefaultMinBytes, 0);
+  config.segment_bytes = integer_or("EARLYBIRD_SEGMENT_BYTES", 0, 0);
+  config.scratch_bytes = comm_options_from_environment().scratch_bytes;
+  for (auto collective : kCollectives)
+    config.algorithm[static_cast<std::size_t>(collective)] = algorithm_from(collective);
+  return config;
+}
+
+}  // namespace earlybird::config

@@ -1,0 +1,63 @@
+// Environment: every EARLYBIRD_* variable the runtime and the PMPI library
+// read, parsed in one place (README, "Environment" and "PMPI library"), and
+// the one MPI setting the runtime makes before MPI_Init. A malformed value is
+// an earlybird::Error naming the variable and what it accepts.
+#pragma once
+
+#include <earlybird/collectives/catalogue.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace earlybird::config {
+
+// What every communicator is created with.
+struct CommOptions {
+  std::size_t scratch_bytes = 8u << 20;  // per lane: EARLYBIRD_SCRATCH_BYTES
+  std::size_t flags_per_lane = 1u << 16;
+  std::chrono::milliseconds timeout{120000};     // EARLYBIRD_TIMEOUT_MS
+  std::chrono::milliseconds straggler_after{0};  // EARLYBIRD_STRAGGLER_MS; 0: off
+  bool verbose = false;                          // EARLYBIRD_VERBOSE=1
+};
+CommOptions comm_options_from_environment();
+
+// EARLYBIRD_BIND=0 leaves the progress thread unbound.
+bool binding_allowed_by_environment();
+
+// Open MPI picks osc/rdma for single-node windows by default; osc/sm is an
+// order of magnitude faster there (docs/design.md). Called before MPI_Init;
+// a value the user set is kept.
+void prefer_shared_memory_rma();
+
+// --- the PMPI library (libearlybird_mpi.so), read at MPI_Init.
+
+// Calls whose message is smaller than this pass through: earlybird's thread
+// hand-offs cost ~6 us, and it loses to Open MPI below ~32 KiB on one node
+// (docs/benchmarks.md).
+constexpr std::size_t kDefaultMinBytes = 32 * 1024;
+
+struct PmpiConfig {
+  bool disabled = false;                    // EARLYBIRD_DISABLE
+  bool verbose = false;                     // EARLYBIRD_VERBOSE
+  std::size_t min_bytes = kDefaultMinBytes;  // EARLYBIRD_MIN_BYTES
+  std::size_t segment_bytes = 0;            // EARLYBIRD_SEGMENT_BYTES; 0: each algorithm's default
+  std::size_t scratch_bytes = CommOptions{}.scratch_bytes;  // EARLYBIRD_SCRATCH_BYTES
+  // Per coll::Collective (EARLYBIRD_ALLREDUCE, ...); empty: "auto".
+  std::array<std::string, 5> algorithm;
+
+  const std::string& algorithm_for(coll::Collective collective) const {
+    return algorithm[static_cast<std::size_t>(collective)];
+  }
+};
+
+// EARLYBIRD_DISABLE is set (to anything but 0); read before MPI_Init, which
+// then asks MPI for exactly the program's thread level.
+bool pmpi_disabled_by_environment();
+// Throws when a variable is malformed or names no algorithm.
+PmpiConfig pmpi_config_from_environment();
+// "EARLYBIRD_ALLREDUCE", ... : the variable that picks `collective`'s algorithm.
+const char* algorithm_variable(coll::Collective collective);
+
+}  // namespace earlybird::config

@@ -1,0 +1,130 @@
+#include "arrival_binding.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace earlybird::pap {
+namespace {
+
+std::vector<std::optional<std::int64_t>> unknown_times(int ranks) {
+  return std::vector<std::optional<std::int64_t>>(static_cast<std::size_t>(ranks));
+}
+
+}  // namespace
+
+ArrivalBinding::ArrivalBinding(ArrivalSession& session, Setup setup)
+    : session_(&session), setup_(std::move(setup)) {}
+
+bool ArrivalBinding::begin() {
+  ArrivalBoard& board = session_->board();
+  const int ranks = session_->size();
+  epoch_ = session_->next_epoch();
+  ticket_ = board.take_ticket(epoch_);
+  board.record_arrival(epoch_, ticket_, setup_.arrival_us);
+  if (!needs_published_decision()) {
+    decision_ = decide(*setup_.requested, Observations{unknown_times(ranks), {}}, setup_.timing);
+  } else if (ticket_ == 0) {
+    seen_ = Observations{board.estimates(setup_.call), epoch_ == 0 ? unknown_times(ranks) : board.arrivals(epoch_ - 1)};
+    decision_ = decide(*setup_.requested, seen_, setup_.timing);
+    board.publish_decision(epoch_, *decision_);
+    if (session_->verbose()) log_decision();
+  }
+  if (decision_) bind();
+  return decided();
+}
+
+bool ArrivalBinding::refresh() {
+  if (!decided()) {
+    decision_ = session_->board().decision(epoch_);
+    if (!decision_) return false;
+    bind();
+    return true;
+  }
+  return learn_holders();
+}
+
+bool ArrivalBinding::bound() const {
+  return decided() && std::find(by_virtual_.begin(), by_virtual_.end(), -1) == by_virtual_.end();
+}
+
+void ArrivalBinding::bind() {
+  if (!bound_by_tickets()) {
+    by_virtual_ = decision_->order;
+    virtual_rank_ = static_cast<int>(std::find(by_virtual_.begin(), by_virtual_.end(), session_->rank()) -
+                                     by_virtual_.begin());
+  } else {
+    by_virtual_.assign(static_cast<std::size_t>(session_->size()), -1);
+    by_virtual_[static_cast<std::size_t>(ticket_)] = session_->rank();
+    virtual_rank_ = ticket_;
+  }
+  // Pre-steps matter to the pre-reduced ring only; other plans share a cache entry.
+  static const std::vector<std::uint32_t> kNone;
+  const coll::Algorithm& algorithm = decided_algorithm(*decision_);
+  plan_ = setup_.plan_for(algorithm, virtual_rank_, algorithm.name == "pre_reduced_ring" ? decision_->presteps : kNone);
+}
+
+std::shared_ptr<const coll::RankPlan> ArrivalBinding::decided_plan() { return plan_; }
+
+// Ticket binding: reads the holders again (one remote read).
+bool ArrivalBinding::learn_holders() {
+  const auto missing = [&] { return std::count(by_virtual_.begin(), by_virtual_.end(), -1); };
+  const auto before = missing();
+  if (before == 0) return false;
+  const std::vector<int> holders = session_->board().ticket_holders(epoch_);
+  for (std::size_t t = 0; t < holders.size(); ++t)
+    if (holders[t] >= 0) by_virtual_[t] = holders[t];
+  if (missing() == 1) {
+    // The one rank without a ticket yet will hold the one ticket left.
+    std::vector<bool> seen(static_cast<std::size_t>(session_->size()), false);
+    for (int r : by_virtual_)
+      if (r >= 0) seen[static_cast<std::size_t>(r)] = true;
+    const auto absent = static_cast<int>(std::find(seen.begin(), seen.end(), false) - seen.begin());
+    *std::find(by_virtual_.begin(), by_virtual_.end(), -1) = absent;
+  }
+  return missing() < before;
+}
+
+// The ranks this rank wrote to (data or notifications): the next
+// arrival-ordered collective's foreseen peers, which edge() warms up.
+std::vector<int> ArrivalBinding::peers_written() const {
+  std::vector<int> peers;
+  auto add = [&](int virtual_peer) {
+    if (rank_of(virtual_peer) >= 0) peers.push_back(rank_of(virtual_peer));
+  };
+  for (const coll::PlanStep& s : plan_->steps) {
+    if (s.kind == coll::StepKind::put) add(s.peer);
+    for (std::uint32_t n = s.note_begin; n < s.note_end; ++n) add(plan_->notes[n].target);
+  }
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  return peers;
+}
+
+ArrivalDecision ArrivalBinding::as_seen() const {
+  ArrivalDecision d;
+  d.algorithm = std::string(decided_algorithm(*decision_).name);
+  d.order = by_virtual_;
+  if (d.algorithm == "pre_reduced_ring") d.presteps = decision_->presteps;
+  d.decided_here = ticket_ == 0 && needs_published_decision();
+  if (d.decided_here) d.estimates = seen_.estimates;
+  return d;
+}
+
+void ArrivalBinding::finished() { session_->bound_and_finished(peers_written(), as_seen()); }
+
+void ArrivalBinding::log_decision() const {
+  std::string text = "earlybird: arrival decision, epoch " + std::to_string(epoch_) + " (decided by rank " +
+                     std::to_string(session_->rank()) + ", tau " +
+                     std::to_string(static_cast<long long>(setup_.timing.tau_us)) +
+                     " us): " + std::string(decided_algorithm(*decision_).name) + ", order";
+  for (int r : decision_->order) text += " " + std::to_string(r);
+  text += ", pre-steps";
+  for (auto k : decision_->presteps) text += " " + std::to_string(k);
+  text += ", estimate spread " + std::to_string(static_cast<long long>(spread_us(seen_.estimates))) + " us";
+  text += ", estimates (call " + std::to_string(setup_.call) + ", us since this call's decider arrived):";
+  for (const auto& e : seen_.estimates) text += e ? " " + std::to_string(*e - setup_.arrival_us) : std::string(" -");
+  std::fprintf(stderr, "%s\n", text.c_str());
+}
+
+}  // namespace earlybird::pap
