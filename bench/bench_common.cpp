@@ -1,90 +1,17 @@
+// Shared pieces of eb-bench (bench_common.hpp).
 #include "bench_common.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <cmath>
 #include <ctime>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
 
-#include <unistd.h>
-
 extern char** environ;
 
 namespace earlybird::bench {
-
-Args::Args(int argc, char** argv, int first) {
-  for (int i = 0; i < argc; ++i) command_line_ += (i ? " " : "") + std::string(argv[i]);
-  for (int i = first; i < argc; ++i) {
-    std::string key = argv[i];
-    if (key.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument: " + key);
-    key = key.substr(2);
-    if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0)
-      values_[key] = argv[++i];
-    else
-      values_[key] = "1";
-  }
-}
-
-std::string Args::get(const std::string& key, const std::string& fallback) const {
-  auto it = values_.find(key);
-  return it == values_.end() ? fallback : it->second;
-}
-
-long long Args::get_int(const std::string& key, long long fallback) const {
-  auto it = values_.find(key);
-  return it == values_.end() ? fallback : std::stoll(it->second);
-}
-
-std::vector<std::string> Args::list(const std::string& key, const std::string& fallback) const {
-  std::vector<std::string> out;
-  std::stringstream in(get(key, fallback));
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
-std::size_t parse_bytes(const std::string& text) {
-  std::size_t pos = 0;
-  const double value = std::stod(text, &pos);
-  double scale = 1;
-  if (pos < text.size()) {
-    switch (text[pos]) {
-      case 'K': case 'k': scale = 1024.0; break;
-      case 'M': case 'm': scale = 1024.0 * 1024; break;
-      case 'G': case 'g': scale = 1024.0 * 1024 * 1024; break;
-      default: throw std::invalid_argument("bad size: " + text);
-    }
-  }
-  return static_cast<std::size_t>(value * scale);
-}
-
-std::string format_bytes(std::size_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB"};
-  int u = 0;
-  double v = static_cast<double>(bytes);
-  while (v >= 1024 && u < 3 && std::fmod(v, 1024) == 0) {
-    v /= 1024;
-    ++u;
-  }
-  std::ostringstream out;
-  out << v << " " << units[u];
-  return out.str();
-}
-
-std::vector<std::size_t> Args::sizes(const std::string& key, const std::string& fallback) const {
-  const std::string spec = get(key, fallback);
-  std::vector<std::size_t> out;
-  if (auto colon = spec.find(':'); colon != std::string::npos) {
-    const std::size_t lo = parse_bytes(spec.substr(0, colon));
-    const std::size_t hi = parse_bytes(spec.substr(colon + 1));
-    for (std::size_t b = std::max<std::size_t>(lo, 1); b <= hi; b *= 2) out.push_back(b);
-    return out;
-  }
-  for (const auto& item : list(key, fallback)) out.push_back(parse_bytes(item));
-  return out;
-}
 
 Stats stats_of(std::vector<double> s) {
   Stats st;
@@ -136,8 +63,8 @@ NodeShape node_shape(MPI_Comm comm) {
 // The environment variables that change what is measured: earlybird's own and
 // Open MPI's transport and collective settings ("NAME=value ...").
 std::string measured_settings() {
-  const char* prefixes[] = {"EARLYBIRD_", "OMPI_MCA_coll_", "OMPI_MCA_osc_", "OMPI_MCA_btl", "OMPI_MCA_pml",
-                            "OMPI_MCA_mpi_yield_when_idle"};
+  const char* prefixes[] = {"EARLYBIRD_",   "OMPI_MCA_coll_", "OMPI_MCA_osc_",
+                            "OMPI_MCA_btl", "OMPI_MCA_pml",   "OMPI_MCA_mpi_yield_when_idle"};
   std::string out;
   for (char** entry = environ; *entry; ++entry)
     for (const char* prefix : prefixes)
@@ -146,7 +73,7 @@ std::string measured_settings() {
 }
 }  // namespace
 
-void print_run_header(const char* job, const Args& args, MPI_Comm comm) {
+void print_run_header(const char* job, const std::string& command_line, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -169,8 +96,7 @@ void print_run_header(const char* job, const Args& args, MPI_Comm comm) {
               std::thread::hardware_concurrency(), lib.c_str());
   std::printf("# P = %d, nodes = %d, ranks per node = %d, oversubscribed = %s\n", size, nodes, per_node,
               over ? "yes" : "no");
-  std::printf("# date: %s\n# command: %s\n# settings: %s\n", date, args.command_line().c_str(),
-              measured_settings().c_str());
+  std::printf("# date: %s\n# command: %s\n# settings: %s\n", date, command_line.c_str(), measured_settings().c_str());
 }
 
 Csv::Csv(const std::string& path, const std::string& header, int rank) {

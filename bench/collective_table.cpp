@@ -69,8 +69,14 @@ const CollectiveSpec& collective_spec(const std::string& name) {
   for (const auto& spec : kSpecs)
     if (name == spec.name) return spec;
   std::string valid;
-  for (const auto& spec : kSpecs) valid += std::string(valid.empty() ? "" : ", ") + spec.name;
+  for (const auto& known : collective_names()) valid += (valid.empty() ? "" : ", ") + known;
   throw std::invalid_argument("unknown collective '" + name + "' (choose one of " + valid + ")");
+}
+
+std::vector<std::string> collective_names() {
+  std::vector<std::string> names;
+  for (const auto& spec : kSpecs) names.emplace_back(spec.name);
+  return names;
 }
 
 Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_t count) {

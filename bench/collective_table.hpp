@@ -4,12 +4,11 @@
 // rooted collectives use root 0.
 #pragma once
 
-#include <earlybird/collectives/catalogue.hpp>
-#include <earlybird/earlybird.hpp>
-
 #include <mpi.h>
 
 #include <cstddef>
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/earlybird.hpp>
 #include <string>
 #include <vector>
 
@@ -43,6 +42,9 @@ struct CollectiveSpec {
 
 // The spec named `name`; throws std::invalid_argument listing the valid names.
 const CollectiveSpec& collective_spec(const std::string& name);
+
+// Every spec's name, in table order: the valid --collective values.
+std::vector<std::string> collective_names();
 
 // Buffers of the right lengths for `ranks` ranks, filled with small integers
 // (sums stay exact in float, so every algorithm's result is bit-identical).

@@ -1,69 +1,47 @@
-// eb-bench: earlybird's benchmark binary. Run under mpirun:
-//   mpirun -np 4 eb-bench sweep   [--collective allreduce|reduce|bcast|allgather|reduce_scatter]
-//                                 [--sizes 8:16M] [--algorithms auto,ring,...|all|none]
-//                                 [--mpi-algorithms all|1,4,...] [--csv FILE]
-//   mpirun -np 2 eb-bench overlap [--sizes 64K,1M] [--algorithm ring] [--csv FILE]
-//   mpirun -np 4 eb-bench pap     [--modes one-late,rand-late] [--delays 0,1,5,10,50,100,500,1000]
-//                                 [--sizes 1M] [--algorithms all|ring,mpi,...] [--iters 5] [--csv FILE]
-#include "jobs.hpp"
-
+// eb-bench: earlybird's benchmark binary, one subcommand per job
+// (docs/benchmarks.md). Run under mpirun:
+//   mpirun -np 4 eb-bench sweep   --collective allreduce --sizes 8:16M --algorithms all --mpi-algorithms all
+//   mpirun -np 2 eb-bench overlap --sizes 64K,1M --algorithm ring
+//   mpirun -np 4 eb-bench pap     --modes one-late,rand-late --sizes 4M --algorithms all
+// `eb-bench --help` and `eb-bench <job> --help` list the options and their
+// defaults; every --sizes is in bytes. The command line is parsed before MPI
+// starts (cli.hpp).
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 
-namespace {
+#include "cli.hpp"
+#include "jobs.hpp"
 
-void usage() {
-  std::fprintf(stderr,
-               "usage: mpirun -np P eb-bench <job> [options]\n"
-               "jobs:\n"
-               "  sweep    latency per size and algorithm vs the MPI library's collective\n"
-               "           --collective allreduce|reduce|bcast|allgather|reduce_scatter\n"
-               "           --sizes 8:16M | 1K,1M   --algorithms auto,ring,... | all | none\n"
-               "           --mpi-algorithms all | 1,4,ring,...  (Open MPI coll_tuned, each forced)\n"
-               "           --segment BYTES  --fanout K  --budget SECONDS_PER_CONFIG  --csv FILE\n"
-               "  overlap  IMB-NBC overlap of future+compute+wait vs MPI_Iallreduce\n"
-               "           --sizes 64K,1M  --algorithm NAME  --iters N  --csv FILE\n"
-               "  pap      arrival-pattern allreduce (Proficz 2018): mean time over ranks, speedup over ring,\n"
-               "           share of the possible saving captured\n"
-               "           --modes one-late,rand-late  --delays 0,1,5,10,50,100,500,1000 (ms)\n"
-               "           --sizes 1M (floats, K/M suffixes)  --algorithms all | ring,rabenseifner,...,mpi\n"
-               "           --iters N  --baseline-iters N  --seed S  --csv FILE\n");
-}
+namespace earlybird::bench {
+namespace {
 
 // Open MPI's coll_tuned honours a forced algorithm only with dynamic rules on,
 // a variable it reads at MPI_Init and does not let MPI_T change (mpi_tuned.hpp).
-void enable_tuned_forcing_if_asked(int argc, char** argv) {
-  for (int i = 2; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--mpi-algorithms")) setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
+void enable_tuned_forcing_if_asked(const JobRequest& job) {
+  const auto* sweep = std::get_if<SweepOptions>(&job);
+  if (sweep && !sweep->mpi_algorithms.empty()) setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
+}
+
+int run(Communicator& world, const JobRequest& job) {
+  if (const auto* sweep = std::get_if<SweepOptions>(&job)) return run_sweep(world, *sweep);
+  if (const auto* overlap = std::get_if<OverlapOptions>(&job)) return run_overlap(world, *overlap);
+  return run_pap(world, std::get<PapOptions>(job));
 }
 
 }  // namespace
+}  // namespace earlybird::bench
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    usage();
-    return argc < 2 ? 1 : 0;
-  }
-  int code = 1;
-  enable_tuned_forcing_if_asked(argc, argv);
+  const earlybird::bench::CommandLine command = earlybird::bench::parse_command_line(argc, argv);
+  if (!command.job) return command.exit_code;
+  earlybird::bench::enable_tuned_forcing_if_asked(*command.job);
   try {
     earlybird::Runtime runtime(&argc, &argv);
     earlybird::Communicator world = runtime.world();
-    const earlybird::bench::Args args(argc, argv, 2);
-    const std::string job = argv[1];
-    if (job == "sweep")
-      code = earlybird::bench::run_sweep(world, args);
-    else if (job == "overlap")
-      code = earlybird::bench::run_overlap(world, args);
-    else if (job == "pap")
-      code = earlybird::bench::run_pap(world, args);
-    else
-      usage();
+    return earlybird::bench::run(world, *command.job);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "eb-bench: %s\n", e.what());
     return 1;
   }
-  return code;
 }

@@ -1,17 +1,52 @@
-// The eb-bench subcommands. Each returns the process exit code (non-zero when
-// a result was wrong).
+// The eb-bench subcommands and their options, as cli.cpp parses them (sizes
+// in bytes, lists split at commas, every value checked). Each job returns the
+// process exit code: 0, 2 on a wrong result, 3 when an earlybird algorithm
+// failed.
 #pragma once
 
-#include "bench_common.hpp"
-
+#include <cstddef>
+#include <cstdint>
 #include <earlybird/earlybird.hpp>
+#include <string>
+#include <vector>
 
 namespace earlybird::bench {
 
-int run_sweep(Communicator& comm, const Args& args);
-int run_overlap(Communicator& comm, const Args& args);
-// Arrival-pattern benchmark (Proficz 2018): exit 2 on a wrong result, 3 when an
-// earlybird algorithm failed.
-int run_pap(Communicator& comm, const Args& args);
+// What every job takes.
+struct JobOptions {
+  std::string command_line;  // printed in the run header
+  std::string csv;           // rows written by rank 0; empty: none
+};
+
+struct SweepOptions : JobOptions {
+  std::string collective = "allreduce";
+  std::vector<std::size_t> sizes;           // bytes per rank
+  std::vector<std::string> algorithms;      // "all", "none", or names (with "auto")
+  std::vector<std::string> mpi_algorithms;  // empty: MPI's default choice only
+  double budget_s = 0.3;                    // timing per contender and size
+  std::size_t segment_bytes = 0;            // 0: each algorithm's default
+  int fanout = 0;                           // 0: each algorithm's default
+};
+
+struct OverlapOptions : JobOptions {
+  std::vector<std::size_t> sizes;  // bytes per rank
+  std::string algorithm = "auto";
+  int iterations = 30;
+};
+
+struct PapOptions : JobOptions {
+  std::vector<std::string> modes;       // "one-late", "rand-late"
+  std::vector<double> delays_ms;        // maximum delays
+  std::vector<std::size_t> sizes;       // bytes per rank
+  std::vector<std::string> algorithms;  // "all" or names ("mpi": MPI_Allreduce)
+  int iterations = 5;
+  int baseline_iterations = 21;
+  std::uint64_t seed = 1;
+};
+
+int run_sweep(Communicator& comm, const SweepOptions& options);
+int run_overlap(Communicator& comm, const OverlapOptions& options);
+// Arrival-pattern benchmark (Proficz 2018).
+int run_pap(Communicator& comm, const PapOptions& options);
 
 }  // namespace earlybird::bench

@@ -7,11 +7,12 @@
 // earlybird (future + compute + wait) and MPI (MPI_Iallreduce + compute +
 // MPI_Wait) are measured in the same run. The computation is a fixed amount of
 // arithmetic, not a clock-driven spin, so time stolen from it shows up.
-#include "bench_common.hpp"
-#include "jobs.hpp"
-
 #include <cstring>
 #include <functional>
+
+#include "bench_common.hpp"
+#include "format.hpp"
+#include "jobs.hpp"
 
 namespace earlybird::bench {
 namespace {
@@ -80,31 +81,33 @@ Overlap measure(Nonblocking& op, int iterations, double rate) {
 
 }  // namespace
 
-int run_overlap(Communicator& comm, const Args& args) {
-  const auto sizes = args.sizes("sizes", "64K,256K,1M,4M");
-  const int iterations = static_cast<int>(args.get_int("iters", 30));
-  const std::string algorithm = args.get("algorithm", "auto");
-  print_run_header("overlap (allreduce, float32, sum; IMB-NBC method)", args, MPI_COMM_WORLD);
+int run_overlap(Communicator& comm, const OverlapOptions& o) {
+  const int iterations = o.iterations;
+  const std::string& algorithm = o.algorithm;
+  print_run_header("overlap (allreduce, float32, sum; IMB-NBC method)", o.command_line, MPI_COMM_WORLD);
   double rate = units_per_second();
   MPI_Allreduce(MPI_IN_PLACE, &rate, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  Csv csv(args.get("csv", ""),
-          "job,algorithm,ranks,bytes,overlap_pct,mpi_overlap_pct,wrong,t_pure_s,t_cpu_s,t_ovrl_s,mpi_t_pure_s,mpi_t_cpu_s,mpi_t_ovrl_s",
+  Csv csv(o.csv,
+          "job,algorithm,ranks,bytes,overlap_pct,mpi_overlap_pct,wrong,t_pure_s,t_cpu_s,t_ovrl_s,mpi_t_pure_s,mpi_t_"
+          "cpu_s,mpi_t_ovrl_s",
           comm.rank());
   if (comm.rank() == 0)
-    std::printf("# times in us (median over %d iterations of the slowest rank)\n"
-                "%10s  %-12s %9s %9s %9s %9s | %9s %9s %9s %9s %6s\n",
-                iterations, "bytes", "algorithm", "eb_pure", "eb_cpu", "eb_ovrl", "eb_ovl%", "mpi_pure", "mpi_cpu",
-                "mpi_ovrl", "mpi_ovl%", "wrong");
+    std::printf(
+        "# times in us (median over %d iterations of the slowest rank)\n"
+        "%10s  %-12s %9s %9s %9s %9s | %9s %9s %9s %9s %6s\n",
+        iterations, "bytes", "algorithm", "eb_pure", "eb_cpu", "eb_ovrl", "eb_ovl%", "mpi_pure", "mpi_cpu", "mpi_ovrl",
+        "mpi_ovl%", "wrong");
   long long total_wrong = 0;
-  for (std::size_t bytes : sizes) {
+  for (std::size_t bytes : o.sizes) {
     const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(float));
     std::vector<float> in(count), eb_out(count), mpi_out(count);
     for (std::size_t i = 0; i < count; ++i) in[i] = static_cast<float>((comm.rank() + static_cast<int>(i % 97)) % 5);
     AllreduceOptions options;
     options.algorithm = algorithm == "auto" ? "" : algorithm;
     Future future;
-    Nonblocking eb{[&] { future = comm.allreduce(std::span<const float>(in), std::span<float>(eb_out), Op::sum, options); },
-                   [&] { future.wait(); }};
+    Nonblocking eb{
+        [&] { future = comm.allreduce(std::span<const float>(in), std::span<float>(eb_out), Op::sum, options); },
+        [&] { future.wait(); }};
     MPI_Request request;
     Nonblocking mpi{[&] {
                       MPI_Iallreduce(in.data(), mpi_out.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
@@ -121,9 +124,9 @@ int run_overlap(Communicator& comm, const Args& args) {
                   algorithm.c_str(), e.t_pure * 1e6, e.t_cpu * 1e6, e.t_ovrl * 1e6, e.percent, m.t_pure * 1e6,
                   m.t_cpu * 1e6, m.t_ovrl * 1e6, m.percent, wrong);
     char line[512];
-    std::snprintf(line, sizeof line, "overlap,%s,%d,%zu,%.2f,%.2f,%lld,%.9f,%.9f,%.9f,%.9f,%.9f,%.9f", algorithm.c_str(),
-                  comm.size(), count * sizeof(float), e.percent, m.percent, wrong, e.t_pure, e.t_cpu, e.t_ovrl,
-                  m.t_pure, m.t_cpu, m.t_ovrl);
+    std::snprintf(line, sizeof line, "overlap,%s,%d,%zu,%.2f,%.2f,%lld,%.9f,%.9f,%.9f,%.9f,%.9f,%.9f",
+                  algorithm.c_str(), comm.size(), count * sizeof(float), e.percent, m.percent, wrong, e.t_pure, e.t_cpu,
+                  e.t_ovrl, m.t_pure, m.t_cpu, m.t_ovrl);
     csv.row(line);
     std::fflush(stdout);
     progress(comm.rank(), "overlap " + format_bytes(count * sizeof(float)) + " done");

@@ -5,29 +5,21 @@
 // a fixed order. A rank's time runs from the barrier's return to its own
 // completion; the collective's time is the maximum over ranks. Every timed
 // result is compared with the MPI default's.
+#include <algorithm>
+#include <earlybird/collectives/catalogue.hpp>
+#include <memory>
+
 #include "bench_common.hpp"
 #include "collective_table.hpp"
+#include "contenders.hpp"
+#include "format.hpp"
 #include "jobs.hpp"
 #include "mpi_tuned.hpp"
-
-#include <earlybird/collectives/catalogue.hpp>
-
-#include <algorithm>
-#include <functional>
-#include <memory>
-#include <sstream>
 
 namespace earlybird::bench {
 namespace {
 
 constexpr const char* kMpiDefault = "mpi:default";
-
-// One thing the sweep times: an earlybird algorithm or an MPI variant.
-struct Contender {
-  std::string label;  // "ring", "auto", "mpi:default", "mpi:ring"
-  bool is_mpi = false;
-  std::function<void(Buffers&)> call;  // one blocking call; throws on failure
-};
 
 // What one contender did at one size.
 struct Outcome {
@@ -45,28 +37,10 @@ struct SizeResult {
 
 // ---- contenders ----------------------------------------------------------
 
-Contender mpi_contender(const CollectiveSpec& spec, const std::string& label, MPI_Comm comm) {
-  return {label, true, [&spec, comm](Buffers& b) {
-            const int rc = spec.mpi_call(b, comm);
-            if (rc == MPI_SUCCESS) return;
-            char text[MPI_MAX_ERROR_STRING];
-            int length = 0;
-            MPI_Error_string(rc, text, &length);
-            throw std::runtime_error(std::string(spec.mpi_function) + ": " + std::string(text, length));
-          }};
-}
-
-Contender earlybird_contender(const CollectiveSpec& spec, const std::string& name, Communicator& comm,
-                              CollectiveOptions options) {
-  options.algorithm = name == "auto" ? "" : name;
-  return {name, false, [&spec, &comm, options](Buffers& b) { spec.earlybird_call(comm, b, options).wait(); }};
-}
-
 // --algorithms: "all" (the catalogue and auto), "none" (time MPI only), or names.
-std::vector<std::string> earlybird_algorithms(const CollectiveSpec& spec, const Args& args) {
-  const std::string choice = args.get("algorithms", "auto");
-  if (choice == "none") return {};
-  if (choice != "all") return args.list("algorithms", "auto");
+std::vector<std::string> earlybird_algorithms(const CollectiveSpec& spec, const std::vector<std::string>& choice) {
+  if (choice == std::vector<std::string>{"none"}) return {};
+  if (choice != std::vector<std::string>{"all"}) return choice;
   std::vector<std::string> names = {"auto"};
   for (const auto& a : coll::algorithms(spec.kind)) names.emplace_back(a.name);
   return names;
@@ -80,13 +54,13 @@ struct OwnedComms {
   }
 };
 
-void add_forced_mpi(const CollectiveSpec& spec, const Args& args, TunedForcing& forcing, OwnedComms& owned,
-                    std::vector<Contender>& contenders, int rank) {
+void add_forced_mpi(const CollectiveSpec& spec, const std::vector<std::string>& selection, TunedForcing& forcing,
+                    OwnedComms& owned, std::vector<Contender>& contenders, int rank) {
   if (!forcing.unavailable_reason().empty()) {
     if (rank == 0) std::printf("# MPI algorithms not forced: %s\n", forcing.unavailable_reason().c_str());
     return;
   }
-  for (const auto& algorithm : select_tuned(forcing.algorithms(), args.list("mpi-algorithms", "all"))) {
+  for (const auto& algorithm : select_tuned(forcing.algorithms(), selection)) {
     owned.comms.push_back(forcing.forced_comm(algorithm, MPI_COMM_WORLD));
     contenders.push_back(mpi_contender(spec, "mpi:" + algorithm.name, owned.comms.back()));
   }
@@ -180,14 +154,6 @@ SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>
 }
 
 // ---- reporting -----------------------------------------------------------
-
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s.setf(std::ios::fixed);
-  s.precision(digits);
-  s << v;
-  return s.str();
-}
 
 // The fastest timed MPI contender (the default when nothing beats it).
 std::size_t best_mpi(const std::vector<Contender>& contenders, const SizeResult& r) {
@@ -286,11 +252,6 @@ struct Report {
   }
 };
 
-struct Totals {
-  long long wrong = 0;
-  long long earlybird_failures = 0;
-};
-
 void add_to_totals(Totals& totals, const std::vector<Contender>& contenders, const SizeResult& r) {
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     totals.wrong += r.outcomes[i].wrong;
@@ -300,35 +261,33 @@ void add_to_totals(Totals& totals, const std::vector<Contender>& contenders, con
 
 }  // namespace
 
-int run_sweep(Communicator& comm, const Args& args) {
-  const CollectiveSpec& spec = collective_spec(args.get("collective", "allreduce"));
-  const auto sizes = args.sizes("sizes", "8:16M");
-  const double budget = std::stod(args.get("budget", "0.3"));
+int run_sweep(Communicator& comm, const SweepOptions& o) {
+  const CollectiveSpec& spec = collective_spec(o.collective);
   CollectiveOptions options;
-  options.segment_bytes = args.has("segment") ? parse_bytes(args.get("segment", "0")) : 0;
-  options.fanout = static_cast<int>(args.get_int("fanout", 0));
+  options.segment_bytes = o.segment_bytes;
+  options.fanout = o.fanout;
   const int rank = comm.rank(), ranks = comm.size();
 
   const std::string job = std::string("sweep (") + spec.name + ", " + spec.arguments + ")";
-  print_run_header(job.c_str(), args, MPI_COMM_WORLD);
+  print_run_header(job.c_str(), o.command_line, MPI_COMM_WORLD);
 
   std::vector<Contender> contenders = {mpi_contender(spec, kMpiDefault, MPI_COMM_WORLD)};
   std::unique_ptr<TunedForcing> forcing;
   OwnedComms forced_comms;
-  if (args.has("mpi-algorithms")) {
+  if (!o.mpi_algorithms.empty()) {
     forcing = std::make_unique<TunedForcing>(spec.tuned_variable);
-    add_forced_mpi(spec, args, *forcing, forced_comms, contenders, rank);
+    add_forced_mpi(spec, o.mpi_algorithms, *forcing, forced_comms, contenders, rank);
   }
-  for (const auto& name : earlybird_algorithms(spec, args))
+  for (const auto& name : earlybird_algorithms(spec, o.algorithms))
     contenders.push_back(earlybird_contender(spec, name, comm, options));
 
   const Report report{spec, contenders, ranks};
-  Csv csv(args.get("csv", ""), Report::csv_header(), rank);
+  Csv csv(o.csv, Report::csv_header(), rank);
   if (rank == 0) report.print_header();
   Totals totals;
-  for (std::size_t bytes : sizes) {
+  for (std::size_t bytes : o.sizes) {
     const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(float));
-    const SizeResult r = measure_size(spec, contenders, count, budget, rank, ranks);
+    const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks);
     add_to_totals(totals, contenders, r);
     if (rank == 0) report.print_size(r);
     report.write_csv(csv, r);
@@ -338,8 +297,7 @@ int run_sweep(Communicator& comm, const Args& args) {
   if (rank == 0)
     std::printf("# wrong results in total: %lld; earlybird algorithms that failed: %lld\n", totals.wrong,
                 totals.earlybird_failures);
-  if (totals.wrong) return 2;
-  return totals.earlybird_failures ? 3 : 0;
+  return totals.exit_code();
 }
 
 }  // namespace earlybird::bench

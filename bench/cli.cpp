@@ -1,0 +1,290 @@
+// eb-bench's command line on CLI11 (cli.hpp): the subcommands, their options
+// with defaults and checks, and the parsers of sizes and lists.
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "collective_table.hpp"
+#include "format.hpp"
+#include "pap_config.hpp"
+
+namespace earlybird::bench {
+namespace {
+
+// ---- values ----------------------------------------------------------------
+
+// "a,b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+double parse_number(const std::string& text) {
+  std::size_t end = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  if (end == 0 || end != text.size() || !std::isfinite(value) || value < 0)
+    throw std::invalid_argument("'" + text + "' is not a non-negative number");
+  return value;
+}
+
+double suffix_scale(char suffix) {
+  switch (suffix) {
+    case 'K':
+    case 'k':
+      return 1024.0;
+    case 'M':
+    case 'm':
+      return 1024.0 * 1024;
+    case 'G':
+    case 'g':
+      return 1024.0 * 1024 * 1024;
+    default:
+      return 0;
+  }
+}
+
+// "64K" -> 65536: bytes, with an optional K, M or G suffix (powers of 1024).
+std::size_t parse_bytes(const std::string& text) {
+  const double scale = text.empty() ? 0 : suffix_scale(text.back());
+  const std::string number = scale > 0 ? text.substr(0, text.size() - 1) : text;
+  try {
+    return static_cast<std::size_t>(parse_number(number) * std::max(scale, 1.0));
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("bad size '" + text + "' (bytes, with an optional K, M or G suffix)");
+  }
+}
+
+// "8:16M" (powers of two from 8 B to 16 MiB) or a list "1K,64K,1M".
+std::vector<std::size_t> parse_sizes(const std::string& spec) {
+  std::vector<std::size_t> out;
+  if (auto colon = spec.find(':'); colon != std::string::npos) {
+    const std::size_t lo = parse_bytes(spec.substr(0, colon));
+    const std::size_t hi = parse_bytes(spec.substr(colon + 1));
+    for (std::size_t b = std::max<std::size_t>(lo, 1); b <= hi; b *= 2) out.push_back(b);
+  } else {
+    for (const auto& item : split_list(spec)) out.push_back(parse_bytes(item));
+  }
+  if (out.empty()) throw std::invalid_argument("no sizes in '" + spec + "'");
+  return out;
+}
+
+// A CLI11 check that passes when `parse` accepts the text.
+template <typename Parse>
+CLI::Validator accepted_by(Parse parse, const std::string& name) {
+  return CLI::Validator(
+      [parse](std::string& text) {
+        try {
+          parse(text);
+        } catch (const std::exception& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      },
+      "", name);
+}
+
+// ---- options ---------------------------------------------------------------
+
+// An option whose text `parse` turns into `out`. The default is parsed the
+// same way, and shown in the help; the last of repeated options wins (scripts
+// append the user's options to their own).
+template <typename T, typename Parse>
+CLI::Option* add_parsed(CLI::App& app, const std::string& name, T& out, Parse parse, const std::string& fallback,
+                        const std::string& type, const std::string& description) {
+  return app
+      .add_option_function<std::string>(
+          name, [&out, parse](const std::string& text) { out = parse(text); }, description)
+      ->default_str(fallback)
+      ->force_callback()
+      ->check(accepted_by(parse, type))
+      ->type_name(type);
+}
+
+CLI::Option* add_sizes(CLI::App& app, std::vector<std::size_t>& sizes, const std::string& fallback) {
+  return add_parsed(
+      app, "--sizes", sizes, parse_sizes, fallback, "BYTES",
+      "bytes per rank (K, M, G: powers of 1024), BYTES / 4 float32 elements: a list 1K,64K,1M or a range 8:16M "
+      "(powers of two)");
+}
+
+CLI::Option* add_list(CLI::App& app, const std::string& name, std::vector<std::string>& out,
+                      const std::string& fallback, const std::string& description) {
+  return add_parsed(app, name, out, split_list, fallback, "LIST", description);
+}
+
+// A CLI11 check that the text is a number of at least `minimum`.
+CLI::Validator at_least(double minimum) {
+  const std::string bound = fixed(minimum, minimum == std::floor(minimum) ? 0 : 3);
+  return CLI::Validator(
+      [minimum, bound](std::string& text) {
+        std::size_t end = 0;
+        double value = 0;
+        try {
+          value = std::stod(text, &end);
+        } catch (const std::exception&) {
+          end = 0;
+        }
+        if (end == 0 || end != text.size()) return "'" + text + "' is not a number";
+        return value < minimum ? text + " is less than " + bound : std::string();
+      },
+      "", "AT_LEAST_" + bound);
+}
+
+// A number option checked by `check` (at_least(1), ...), default shown.
+template <typename T>
+CLI::Option* add_number(CLI::App& app, const std::string& name, T& out, const CLI::Validator& check,
+                        const std::string& description) {
+  return app.add_option(name, out, description)->check(check)->capture_default_str();
+}
+
+void add_csv(CLI::App& app, JobOptions& options) {
+  app.add_option("--csv", options.csv, "write the result rows to this CSV file (rank 0)")->type_name("FILE");
+}
+
+std::vector<double> parse_delays(const std::string& text) {
+  std::vector<double> out;
+  for (const auto& item : split_list(text)) out.push_back(parse_number(item));
+  if (out.empty()) throw std::invalid_argument("no delays in '" + text + "'");
+  return out;
+}
+
+std::vector<std::string> parse_modes(const std::string& text) {
+  std::vector<std::string> out = split_list(text);
+  for (const auto& mode : out)
+    if (mode != "one-late" && mode != "rand-late")
+      throw std::invalid_argument("unknown mode '" + mode + "' (one-late, rand-late)");
+  if (out.empty()) throw std::invalid_argument("no modes in '" + text + "'");
+  return out;
+}
+
+void add_sweep(CLI::App& app, SweepOptions& o) {
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "latency per size and algorithm of one collective vs the MPI library's (default and forced)");
+  sweep->add_option("--collective", o.collective, "the collective timed")
+      ->check(CLI::IsMember(collective_names()))
+      ->capture_default_str();
+  add_sizes(*sweep, o.sizes, "8:16M");
+  add_list(*sweep, "--algorithms", o.algorithms, "auto",
+           "earlybird algorithms: names from the catalogue, auto (earlybird chooses), all (auto and every "
+           "algorithm of the collective) or none (time MPI only)");
+  add_list(*sweep, "--mpi-algorithms", o.mpi_algorithms, "",
+           "also time MPI with each Open MPI coll_tuned algorithm forced: all, or numbers / names as ompi_info "
+           "lists them (1,4 or basic_linear,ring); not given: MPI's default choice only");
+  add_number(*sweep, "--budget", o.budget_s, at_least(0),
+             "seconds of timing per contender and size (5 to 400 iterations)")
+      ->type_name("SECONDS");
+  add_parsed(*sweep, "--segment", o.segment_bytes, parse_bytes, "0", "BYTES",
+             "segment size passed to every earlybird algorithm; 0: each algorithm's default");
+  add_number(*sweep, "--fanout", o.fanout, at_least(0),
+             "fan-out passed to every earlybird algorithm; 0: each algorithm's default");
+  add_csv(*sweep, o);
+}
+
+void add_overlap(CLI::App& app, OverlapOptions& o) {
+  CLI::App* overlap = app.add_subcommand(
+      "overlap", "IMB-NBC overlap of an earlybird allreduce future + compute + wait vs MPI_Iallreduce");
+  add_sizes(*overlap, o.sizes, "64K,256K,1M,4M");
+  overlap->add_option("--algorithm", o.algorithm, "earlybird allreduce algorithm (auto: earlybird chooses)")
+      ->capture_default_str();
+  add_number(*overlap, "--iters", o.iterations, at_least(1), "iterations per measurement");
+  add_csv(*overlap, o);
+}
+
+void add_pap(CLI::App& app, PapOptions& o) {
+  CLI::App* pap = app.add_subcommand(
+      "pap",
+      "arrival-pattern allreduce (Proficz 2018): mean time over ranks, speedup over ring, share of the "
+      "possible saving captured");
+  add_parsed(*pap, "--modes", o.modes, parse_modes, "one-late,rand-late", "LIST", "arrival patterns");
+  add_parsed(*pap, "--delays", o.delays_ms, parse_delays, "0,1,5,10,50,100,500,1000", "LIST", "maximum delays in ms");
+  add_sizes(*pap, o.sizes, "4M");
+  add_list(*pap, "--algorithms", o.algorithms, "all",
+           "all, or names from " + CLI::detail::join(pap::all_algorithms(), ", ") +
+               " (mpi: MPI_Allreduce); ring is always added, first");
+  add_number(*pap, "--iters", o.iterations, at_least(1), "iterations per (mode, size, delay)");
+  add_number(*pap, "--baseline-iters", o.baseline_iterations, at_least(1),
+             "repetitions of each Delta and delta measurement");
+  add_number(*pap, "--seed", o.seed, at_least(0), "seeds the inputs and the rand-late delays");
+  add_csv(*pap, o);
+}
+
+// Whether this process prints: rank 0 of an mpirun launch, or a process
+// started without one.
+bool prints_messages() {
+  for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* rank = std::getenv(variable)) return std::string(rank) == "0";
+  return true;
+}
+
+std::string joined(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+  return out;
+}
+
+// A first argument that is neither an option nor a job (CLI11 would only say
+// that a subcommand is required).
+void reject_unknown_job(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  std::string jobs;
+  for (const CLI::App* job : app.get_subcommands({})) {
+    if (job->get_name() == argv[1]) return;
+    jobs += (jobs.empty() ? "" : ", ") + job->get_name();
+  }
+  throw CLI::ValidationError("job", "unknown job '" + std::string(argv[1]) + "' (" + jobs + ")");
+}
+
+// The help or the error message, then the exit code: 0 after --help, 1 on a
+// bad command line.
+int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+  std::ostringstream ignored;
+  const bool prints = prints_messages();
+  const bool help = e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success);
+  if (prints && !help) std::cerr << "eb-bench: ";
+  app.exit(e, prints ? std::cout : ignored, prints ? std::cerr : ignored);
+  return help ? 0 : 1;
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, char** argv) {
+  SweepOptions sweep;
+  OverlapOptions overlap;
+  PapOptions pap;
+  CLI::App app("earlybird's benchmarks; run under mpirun: mpirun -np P eb-bench <job> [options]", "eb-bench");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.require_subcommand(1);
+  add_sweep(app, sweep);
+  add_overlap(app, overlap);
+  add_pap(app, pap);
+  try {
+    reject_unknown_job(app, argc, argv);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return {std::nullopt, report_parse_error(app, e)};
+  }
+  for (JobOptions* job :
+       {static_cast<JobOptions*>(&sweep), static_cast<JobOptions*>(&overlap), static_cast<JobOptions*>(&pap)})
+    job->command_line = joined(argc, argv);
+  if (app.got_subcommand("sweep")) return {JobRequest(std::move(sweep)), 0};
+  if (app.got_subcommand("overlap")) return {JobRequest(std::move(overlap)), 0};
+  return {JobRequest(std::move(pap)), 0};
+}
+
+}  // namespace earlybird::bench
