@@ -6,14 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "collective_table.hpp"
-#include "format.hpp"
 #include "pap_config.hpp"
 
 namespace earlybird::bench {
@@ -128,22 +126,14 @@ CLI::Option* add_list(CLI::App& app, const std::string& name, std::vector<std::s
   return add_parsed(app, name, out, split_list, fallback, "LIST", description);
 }
 
-// A CLI11 check that the text is a number of at least `minimum`.
-CLI::Validator at_least(double minimum) {
-  const std::string bound = fixed(minimum, minimum == std::floor(minimum) ? 0 : 3);
-  return CLI::Validator(
-      [minimum, bound](std::string& text) {
-        std::size_t end = 0;
-        double value = 0;
-        try {
-          value = std::stod(text, &end);
-        } catch (const std::exception&) {
-          end = 0;
-        }
-        if (end == 0 || end != text.size()) return "'" + text + "' is not a number";
-        return value < minimum ? text + " is less than " + bound : std::string();
+// A CLI11 check that the text is a number of at least `minimum` (a whole number).
+CLI::Validator at_least(int minimum) {
+  return accepted_by(
+      [minimum](const std::string& text) {
+        if (parse_number(text) < minimum)
+          throw std::invalid_argument(text + " is less than " + std::to_string(minimum));
       },
-      "", "AT_LEAST_" + bound);
+      "");
 }
 
 // A number option checked by `check` (at_least(1), ...), default shown.
