@@ -1,4 +1,5 @@
 // Checks the dependencies and notifications the Builder derives from hazards, and its argument checks.
+#include "schedule/builder_test_access.hpp"
 #include "unit_support.hpp"
 
 #include <earlybird/collectives/builder.hpp>
@@ -48,7 +49,7 @@ TEST_CASE("write-after-write: a step writing a slot depends on its last writer")
 
 TEST_CASE("write-after-read: a step writing a slot depends on every reader since the last write") {
   for (Hazards hazards : {Hazards::all, Hazards::skip_write_after_read}) {
-    Builder b("war", 1, 4, hazards);
+    Builder b = BuilderTestAccess::builder("war", 1, 4, hazards);
     const StepId write = b.copy(out(0, 0, 2), in(0, 0, 2));
     const StepId read_a = b.copy(scratch(0, 0, 2), out(0, 0, 2));
     const StepId read_b = b.copy(scratch(0, 2, 1), out(0, 1, 1));
@@ -99,7 +100,8 @@ TEST_CASE("cross-rank write-after-read: a put into a reused scratch slot waits f
 }
 
 TEST_CASE("without write-after-read edges the reused slot is not acknowledged") {
-  const ScratchReuse r = scratch_reuse_schedule(Hazards::skip_write_after_read);
+  const ScratchReuse r =
+      scratch_reuse_schedule(BuilderTestAccess::builder("scratch_reuse", 2, 2, Hazards::skip_write_after_read));
   const auto deps = deps_of(r.schedule, r.second_put);
   CHECK(std::count(deps.begin(), deps.end(), r.first_reduce) == 0);
   CHECK_FALSE(notifies(r.schedule, r.first_reduce, 0));
@@ -115,7 +117,8 @@ TEST_CASE("a schedule that reuses a scratch slot passes the verifier") {
 }
 
 TEST_CASE("the same schedule built without write-after-read edges is reported as a race") {
-  const ScratchReuse r = scratch_reuse_schedule(Hazards::skip_write_after_read);
+  const ScratchReuse r =
+      scratch_reuse_schedule(BuilderTestAccess::builder("scratch_reuse", 2, 2, Hazards::skip_write_after_read));
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     const VerifyReport report = verify_allreduce(r.schedule, {seed});
     CHECK_FALSE(report.ok);
@@ -183,7 +186,7 @@ TEST_CASE("argument checks") {
   CHECK_THROWS_AS(b.put(out(0, 0, 1), scratch(2, 0, 1)), std::logic_error);      // no rank 2
   CHECK_THROWS_AS(b.copy(out(-1, 0, 1), in(-1, 0, 1)), std::logic_error);        // no rank -1
   CHECK_THROWS_AS(Builder("none", 0, 4), std::invalid_argument);
-  CHECK_THROWS_AS(b.add_dependency_for_tests(0, 99), std::logic_error);
+  CHECK_THROWS_AS(BuilderTestAccess::add_dependency(b, 0, 99), std::logic_error);
 }
 
 TEST_CASE("argument errors name the algorithm") {

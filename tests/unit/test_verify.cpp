@@ -1,4 +1,5 @@
 // Checks that the symbolic verifier accepts correct hand-written schedules and reports each kind of wrong one.
+#include "schedule/builder_test_access.hpp"
 #include "unit_support.hpp"
 
 #include <earlybird/collectives/builder.hpp>
@@ -113,14 +114,14 @@ TEST_CASE("in-place hazard: input read after output of that range was written") 
   Builder b("reads_input_late", 1, 2);
   b.copy_input_to_output();
   const StepId late = b.copy(scratch(0, 0, 1), in(0, 1, 1));  // after the copy: ordered below
-  b.add_dependency_for_tests(late, 0);
+  BuilderTestAccess::add_dependency(b, late, 0);
   check_reported(std::move(b).finish(), "in-place hazard", late);
 }
 
 namespace {
 // The put reads input while the copy may already have overwritten it (in place).
 Schedule unordered_input_read(Hazards hazards) {
-  Builder b("unordered_input_read", 2, 1, hazards);
+  Builder b = BuilderTestAccess::builder("unordered_input_read", 2, 1, hazards);
   b.put(in(0, 0, 1), scratch(1, 0, 1));
   b.copy_input_to_output();
   b.reduce(out(1, 0, 1), scratch(1, 0, 1));
@@ -137,7 +138,7 @@ TEST_CASE("in-place: an input read the DAG does not order before the output writ
 }
 
 TEST_CASE("a race: a write-after-read edge missing inside one rank") {
-  Builder b("local_war", 1, 2, Hazards::skip_write_after_read);
+  Builder b = BuilderTestAccess::builder("local_war", 1, 2, Hazards::skip_write_after_read);
   b.copy_input_to_output();
   b.copy(scratch(0, 0, 1), out(0, 0, 1));
   b.copy(scratch(0, 1, 1), scratch(0, 0, 1));  // reads scratch[0]
@@ -149,7 +150,7 @@ TEST_CASE("a race: a write-after-read edge missing inside one rank") {
 TEST_CASE("no race when the conflicting access is ordered only transitively") {
   // Without write-after-read edges, the overwrite of scratch[0] is still
   // ordered after its reader through a chain of read-after-write edges.
-  Builder b("transitive", 1, 1, Hazards::skip_write_after_read);
+  Builder b = BuilderTestAccess::builder("transitive", 1, 1, Hazards::skip_write_after_read);
   b.copy_input_to_output();
   b.copy(scratch(0, 0, 1), out(0, 0, 1));
   b.copy(scratch(0, 1, 1), scratch(0, 0, 1));  // reads scratch[0]
@@ -160,7 +161,8 @@ TEST_CASE("no race when the conflicting access is ordered only transitively") {
 }
 
 TEST_CASE("races are not checked above race_check_max_steps") {
-  const ScratchReuse r = scratch_reuse_schedule(Hazards::skip_write_after_read);
+  const ScratchReuse r =
+      scratch_reuse_schedule(BuilderTestAccess::builder("scratch_reuse", 2, 2, Hazards::skip_write_after_read));
   VerifyOptions options;
   options.race_check_max_steps = r.schedule.steps().size() - 1;
   for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
@@ -175,6 +177,6 @@ TEST_CASE("a cycle: steps that never become ready") {
   b.copy_input_to_output();
   const StepId put = b.put(out(0, 0, 1), scratch(1, 0, 1));
   const StepId reduce = b.reduce(out(1, 0, 1), scratch(1, 0, 1));
-  b.add_dependency_for_tests(put, reduce);
+  BuilderTestAccess::add_dependency(b, put, reduce);
   check_reported(std::move(b).finish(), "cycle: 2 of 4 steps never become ready");
 }

@@ -2,17 +2,17 @@
 // hand-written schedules used by several test files.
 #pragma once
 
-#include <earlybird/collectives/verify.hpp>
-#include <vector>
-#include <algorithm>
-#include <earlybird/collectives/catalogue.hpp>
-
 #include <earlybird/collectives/builder.hpp>
+#include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/collectives/schedule.hpp>
+#include <earlybird/collectives/verify.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace doctest {
 template <>
@@ -50,8 +50,9 @@ struct ScratchReuse {
   StepId first_put, first_reduce, second_put, second_reduce, return_put, return_copy;
 };
 
-inline ScratchReuse scratch_reuse_schedule(Hazards hazards = Hazards::all) {
-  Builder b("scratch_reuse", 2, 2, hazards);
+// `b`: a Builder of P = 2, count = 2 (the tests pass one without
+// write-after-read edges to see the race).
+inline ScratchReuse scratch_reuse_schedule(Builder b = Builder("scratch_reuse", 2, 2)) {
   b.copy_input_to_output();
   ScratchReuse s;
   s.first_put = b.put(out(0, 0, 1), scratch(1, 0, 1));
@@ -101,14 +102,23 @@ inline std::string first_acknowledgement(const Schedule& s) {
   return {};
 }
 
-// Block counts the blockwise collectives sweep: {0, 1, P-1, P, P+1, 1000}.
-inline std::vector<std::size_t> block_counts(int p) {
+// The counts a sweep over P tries: {0, 1, P-1, P, P+1, 1000} and `extra`,
+// sorted, without repeats.
+inline std::vector<std::size_t> counts_for(int p, std::initializer_list<std::size_t> extra = {}) {
   const auto n = static_cast<std::size_t>(p);
   std::vector<std::size_t> counts{0, 1, n - 1, n, n + 1, 1000};
+  counts.insert(counts.end(), extra);
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
   return counts;
 }
+
+// Block counts the blockwise collectives sweep: {0, 1, P-1, P, P+1, 1000}.
+inline std::vector<std::size_t> block_counts(int p) { return counts_for(p); }
+
+// Vector counts the allreduce, reduce and bcast sweeps try: the blockwise
+// ones and a large prime, 10007.
+inline std::vector<std::size_t> vector_counts(int p) { return counts_for(p, {10007}); }
 
 // The sweep every blockwise catalogue passes (allgather, reduce_scatter):
 // P = 1..64 x block_counts x 3 seeds with the right shape and no

@@ -29,11 +29,11 @@ struct Builder::Tracker {
   std::vector<detail::IntervalMap<Access>> maps;
 };
 
-Builder::Builder(std::string algorithm, int ranks, std::size_t count, Hazards hazards)
-    : Builder(std::move(algorithm), ranks, count, Shape{count, count}, hazards) {}
+Builder::Builder(std::string algorithm, int ranks, std::size_t count)
+    : Builder(std::move(algorithm), ranks, count, Shape{count, count}) {}
 
-Builder::Builder(std::string algorithm, int ranks, std::size_t count, Shape shape, Hazards hazards)
-    : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count), shape_(shape), hazards_(hazards) {
+Builder::Builder(std::string algorithm, int ranks, std::size_t count, Shape shape)
+    : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count), shape_(shape) {
   if (ranks < 1) throw std::invalid_argument("Builder: ranks must be >= 1");
   tracker_ = std::make_unique<Tracker>(ranks);
   scratch_base_.assign(static_cast<std::size_t>(ranks), 0);
@@ -65,22 +65,21 @@ Slot Builder::rebased(Slot slot) {
 
 void Builder::begin_scratch_region() { scratch_base_ = scratch_high_; }
 
-StepId Builder::put(Slot src, Slot dst) {
-  src = rebased(src);
-  dst = rebased(dst);
-  if (src.range.empty() && dst.range.empty()) return kNoStep;
-  if (dst.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": put must target scratch");
-  if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": put to self");
-  return add({StepKind::put, src.rank, src, dst, {}}, src, nullptr, dst);
-}
+StepId Builder::put(Slot src, Slot dst) { return transfer(StepKind::put, src, dst); }
 
-StepId Builder::get(Slot src, Slot dst) {
+StepId Builder::get(Slot src, Slot dst) { return transfer(StepKind::get, src, dst); }
+
+// A put runs on the source's rank and writes a peer's scratch; a get runs on
+// the destination's rank and reads a peer's scratch.
+StepId Builder::transfer(StepKind kind, Slot src, Slot dst) {
   src = rebased(src);
   dst = rebased(dst);
   if (src.range.empty() && dst.range.empty()) return kNoStep;
-  if (src.buffer != Buffer::scratch) throw std::logic_error(algorithm_ + ": get must read scratch");
-  if (src.rank == dst.rank) throw std::logic_error(algorithm_ + ": get from self");
-  return add({StepKind::get, dst.rank, src, dst, {}}, src, nullptr, dst);
+  const bool put = kind == StepKind::put;
+  if ((put ? dst : src).buffer != Buffer::scratch)
+    throw std::logic_error(algorithm_ + (put ? ": put must target scratch" : ": get must read scratch"));
+  if (src.rank == dst.rank) throw std::logic_error(algorithm_ + (put ? ": put to self" : ": get from self"));
+  return add({kind, put ? src.rank : dst.rank, src, dst, {}}, src, nullptr, dst);
 }
 
 StepId Builder::reduce(Slot dst, Slot src) { return reduce(dst, dst, src); }
@@ -154,7 +153,7 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
   if (read_b) tracker_->of(*read_b).for_each(read_b->range, after_writer);
   tracker_->of(write).for_each(write.range, [&](Range piece, Access& a) {
     after_writer(piece, a);
-    if (hazards_ != Hazards::skip_write_after_read)
+    if (!skip_write_after_read_)
       deps.insert(deps.end(), a.readers.begin(), a.readers.end());
   });
   std::sort(deps.begin(), deps.end());
@@ -171,9 +170,9 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
   return id;
 }
 
-void Builder::add_dependency_for_tests(StepId step, StepId on) {
+void Builder::add_dependency(StepId step, StepId on) {
   if (step >= steps_.size() || on >= steps_.size())
-    throw std::logic_error(algorithm_ + ": add_dependency_for_tests names a step that does not exist");
+    throw std::logic_error(algorithm_ + ": add_dependency names a step that does not exist");
   auto& deps = deps_[step];
   if (std::find(deps.begin(), deps.end(), on) == deps.end()) deps.push_back(on);
 }

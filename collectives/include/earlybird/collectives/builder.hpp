@@ -15,7 +15,6 @@
 
 #include <earlybird/collectives/schedule.hpp>
 
-#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,20 +22,14 @@
 
 namespace earlybird::coll {
 
-// Which hazards become dependencies. Algorithms always use `all`.
-// `skip_write_after_read` exists only for the verifier's tests: it builds a
-// schedule that lacks its write-after-read edges, which the verifier must
-// report as a race.
-enum class Hazards : std::uint8_t { all, skip_write_after_read };
-
 class Builder {
  public:
   static constexpr StepId kNoStep = ~StepId{0};
 
   // Input and output both of `count` elements (allreduce-like).
-  Builder(std::string algorithm, int ranks, std::size_t count, Hazards hazards = Hazards::all);
+  Builder(std::string algorithm, int ranks, std::size_t count);
   // `count` is the collective's count as callers name it; `shape` the buffers.
-  Builder(std::string algorithm, int ranks, std::size_t count, Shape shape, Hazards hazards = Hazards::all);
+  Builder(std::string algorithm, int ranks, std::size_t count, Shape shape);
   ~Builder();
   Builder(Builder&&) noexcept;
   Builder& operator=(Builder&&) noexcept;
@@ -66,10 +59,6 @@ class Builder {
   // whole output to it). Nothing is added where output is complete.
   void copy_unwritten_output();
 
-  // Test hook: makes `step` also depend on `on`, even against program order,
-  // so the verifier's tests can build a cycle. Algorithms never call it.
-  void add_dependency_for_tests(StepId step, StepId on);
-
   // Starts a fresh scratch region: from here on, scratch offsets count from
   // above everything used so far (per rank). Composed schedules (a reduce
   // phase, then a broadcast phase) call it between phases so the second phase
@@ -80,7 +69,14 @@ class Builder {
   Schedule finish() &&;
 
  private:
+  // The verifier's tests build schedules that break the Builder's rules
+  // through BuilderTestAccess (collectives/src/schedule/builder_test_access.hpp).
+  friend struct BuilderTestAccess;
+  // Makes `step` also depend on `on`, even against program order (a cycle).
+  void add_dependency(StepId step, StepId on);
+
   struct Tracker;
+  StepId transfer(StepKind kind, Slot src, Slot dst);
   StepId add(Step step, const Slot& read_a, const Slot* read_b, const Slot& write);
   void check_operand(const Slot& operand, const Slot& dst) const;
   void require_same_shape(const char* what) const;
@@ -91,7 +87,7 @@ class Builder {
   int ranks_;
   std::size_t count_;
   Shape shape_;
-  Hazards hazards_ = Hazards::all;
+  bool skip_write_after_read_ = false;  // tests only: a racy schedule for the verifier
   std::vector<Step> steps_;
   std::vector<std::vector<StepId>> deps_;
   std::unique_ptr<Tracker> tracker_;
