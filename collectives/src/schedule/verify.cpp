@@ -1,5 +1,6 @@
 // Symbolic verifier for the schedules of every collective (contract in
-// verify.hpp, per-collective postconditions in postcondition.hpp).
+// verify.hpp, per-collective postconditions in postcondition.hpp, the
+// structural checks that run first in verify_structure.hpp).
 //
 // State is kept per (rank, buffer) as an interval map, never per element: an
 // interval holds the id of an immutable contribution set (a bitset of P bits),
@@ -11,6 +12,7 @@
 #include "postcondition.hpp"
 #include "rank_sets.hpp"
 #include "verify_dag.hpp"
+#include "verify_structure.hpp"
 
 #include <earlybird/collectives/verify.hpp>
 
@@ -23,6 +25,7 @@ namespace earlybird::coll {
 namespace {
 
 using detail::Conflict;
+using detail::has_separate_left;
 using detail::IntervalMap;
 using detail::kBuffers;
 using detail::kNoStep;
@@ -73,10 +76,10 @@ class Verifier {
   VerifyReport run() {
     VerifyReport report;
     try {
-      check_shape();
-      const bool program_order = check_structure();
+      const detail::StructureReport structure = detail::check_structure(schedule_, collective_);
+      if (!structure.problem.empty()) fail(structure.problem);
       if (schedule_.steps().size() <= options_.race_check_max_steps)
-        races_ = std::make_unique<RaceDetector>(schedule_, program_order, aliased_);
+        races_ = std::make_unique<RaceDetector>(schedule_, structure.program_order, aliased_);
       run_steps(report.steps_run);
       check_outputs();
     } catch (const Failure& failure) {
@@ -87,59 +90,6 @@ class Verifier {
   }
 
  private:
-  void check_shape() const {
-    const Shape expected = shape_of(collective_, schedule_.ranks(), schedule_.count());
-    if (schedule_.shape() != expected)
-      fail(std::string("buffers of input ") + std::to_string(schedule_.shape().input) + " and output " +
-           std::to_string(schedule_.shape().output) + " elements, but a " + to_string(collective_) +
-           " of this count has " + std::to_string(expected.input) + " and " + std::to_string(expected.output));
-  }
-
-  // Rejects malformed steps, steps the collective forbids and dangling
-  // dependencies; returns whether every dependency points backwards (program
-  // order), which Ancestry exploits.
-  bool check_structure() const {
-    const auto steps = schedule_.steps();
-    bool program_order = true;
-    for (StepId id = 0; id < steps.size(); ++id) {
-      check_step_shape(id, steps[id]);
-      check_access_rules(id, steps[id]);
-      for (StepId d : schedule_.deps(id)) {
-        if (d >= steps.size())
-          fail_at(id, "depends on step " + std::to_string(d) + ", which does not exist");
-        program_order = program_order && d < id;
-      }
-    }
-    return program_order;
-  }
-
-  void check_step_shape(StepId id, const Step& step) const {
-    const int p = schedule_.ranks();
-    for (int rank : {step.owner, step.src.rank, step.dst.rank})
-      if (rank < 0 || rank >= p) fail_at(id, "names rank " + std::to_string(rank));
-    if (step.src.range.count != step.dst.range.count)
-      fail_at(id, "source and destination differ in length");
-    if (step.dst.buffer == Buffer::input) fail_at(id, "writes the input buffer");
-    if (has_separate_left(step) && (step.left.rank != step.dst.rank || step.left.range.count != step.dst.range.count))
-      fail_at(id, "left operand is not a slot of the destination's rank and length");
-  }
-
-  void check_access_rules(StepId id, const Step& step) const {
-    if (step.dst.buffer == Buffer::output && !detail::may_write_output(collective_, step.dst.rank))
-      fail_at(id, "writes the output of rank " + std::to_string(step.dst.rank) + ", which a " +
-                      to_string(collective_) + " must leave untouched (only the root's output is written)");
-    for (const Slot* read : {&step.src, has_separate_left(step) ? &step.left : nullptr})
-      if (read && read->buffer == Buffer::input && !detail::may_read_input(collective_, read->rank))
-        fail_at(id, "reads the input of rank " + std::to_string(read->rank) + ", which a " +
-                        to_string(collective_) + " must not read (only the root's input is part of the call)");
-  }
-
-  // A reduce whose left operand is not its destination: dst = left op src.
-  static bool has_separate_left(const Step& step) {
-    return step.kind == StepKind::reduce &&
-           (step.left.buffer != step.dst.buffer || step.left.range != step.dst.range);
-  }
-
   void run_steps(std::size_t& steps_run) {
     RandomOrder order(schedule_, options_.seed);
     StepId id = 0;
@@ -313,10 +263,7 @@ class Verifier {
                   " count=" + std::to_string(schedule_.count()) + ": " + problem};
   }
 
-  std::string step_name(StepId id) const {
-    if (id == kNoStep) return "no step";
-    return "step " + std::to_string(id) + " (" + to_string(schedule_.steps()[id]) + ")";
-  }
+  std::string step_name(StepId id) const { return detail::step_name(schedule_, id); }
 
   static std::string element_name(const Slot& slot, std::size_t element) {
     return "rank " + std::to_string(slot.rank) + " " + to_string(slot.buffer) + " element " +
