@@ -1,4 +1,6 @@
 // The allgather catalogue: names, properties and adapters to a common signature.
+#include "../schedule/catalogue_adapters.hpp"
+
 #include <earlybird/collectives/allgather.hpp>
 
 #include <array>
@@ -7,14 +9,9 @@ namespace earlybird::coll {
 namespace {
 
 const std::array kAllgather{
-    Algorithm{"ring", false, false, 0,
-              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return allgather_ring(p, n); }},
-    Algorithm{"recursive_doubling", false, false, 0,
-              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
-                return allgather_recursive_doubling(p, n);
-              }},
-    Algorithm{"bruck", false, false, 0,
-              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return allgather_bruck(p, n); }},
+    Algorithm{"ring", false, false, 0, detail::without_params<allgather_ring>},
+    Algorithm{"recursive_doubling", false, false, 0, detail::without_params<allgather_recursive_doubling>},
+    Algorithm{"bruck", false, false, 0, detail::without_params<allgather_bruck>},
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 // The allreduce catalogue: names, properties and adapters to a common
 // signature, so the runtime selects algorithms by name.
+#include "../schedule/catalogue_adapters.hpp"
+
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/pap.hpp>
 
@@ -38,48 +40,23 @@ Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, 
 }
 
 const std::array kAllreduce{
-    Algorithm{"ring", true, false, 0,
-                       [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
-                         return allreduce_ring(p, n);
-                       }},
+    Algorithm{"ring", true, false, 0, detail::without_params<allreduce_ring>},
     Algorithm{"segmented_ring", true, true, kSegmentedRingDefaultBytes,
-                       [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
-                         return allreduce_segmented_ring(
-                             p, n, segment_elems(params, kSegmentedRingDefaultBytes, elem));
-                       }},
-    Algorithm{"recursive_doubling", true, false, 0,
-                       [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
-                         return allreduce_recursive_doubling(p, n);
-                       }},
+              detail::with_segment<allreduce_segmented_ring, kSegmentedRingDefaultBytes>},
+    Algorithm{"recursive_doubling", true, false, 0, detail::without_params<allreduce_recursive_doubling>},
     Algorithm{"recursive_doubling_halves", false, false, 0,
-                       [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
-                         return allreduce_recursive_doubling_halves(p, n);
-                       }},
-    Algorithm{"rabenseifner", false, false, 0,
-                       [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
-                         return allreduce_rabenseifner(p, n);
-                       }},
-    Algorithm{"linear", false, false, 0,
-                       [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
-                         return allreduce_linear(p, n);
-                       }},
-    Algorithm{"chain", false, true, kChainDefaultBytes,
-                       [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
-                         return allreduce_chain(p, n, segment_elems(params, kChainDefaultBytes, elem));
-                       }},
-    Algorithm{"binomial", false, false, 0,
-                       [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
-                         return allreduce_binomial(p, n);
-                       }},
+              detail::without_params<allreduce_recursive_doubling_halves>},
+    Algorithm{"rabenseifner", false, false, 0, detail::without_params<allreduce_rabenseifner>},
+    Algorithm{"linear", false, false, 0, detail::without_params<allreduce_linear>},
+    Algorithm{"chain", false, true, kChainDefaultBytes, detail::with_segment<allreduce_chain, kChainDefaultBytes>},
+    Algorithm{"binomial", false, false, 0, detail::without_params<allreduce_binomial>},
     Algorithm{"binary_tree", false, true, kReduceBcastDefaultBytes,
-                       [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
-                         return allreduce_binary_tree(p, n, segment_elems(params, kReduceBcastDefaultBytes, elem));
-                       }},
+              detail::with_segment<allreduce_binary_tree, kReduceBcastDefaultBytes>},
     Algorithm{"reduce_bcast", false, false, 0, reduce_then_bcast<ReducePhase::binomial, BcastPhase::binomial>},
     Algorithm{"chain_reduce_bcast", false, true, kReduceBcastDefaultBytes,
-                       reduce_then_bcast<ReducePhase::chain, BcastPhase::chain>},
+              reduce_then_bcast<ReducePhase::chain, BcastPhase::chain>},
     Algorithm{"greedy_reduce_bcast", true, true, kReduceBcastDefaultBytes,
-                       reduce_then_bcast<ReducePhase::greedy, BcastPhase::binary_tree>},
+              reduce_then_bcast<ReducePhase::greedy, BcastPhase::binary_tree>},
     // Arrival-ordered: virtual rank id is the id-th rank to arrive, which is
     // not rank order, so all of them need a commutative operator.
     Algorithm{"sorted_linear_tree", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree,

@@ -1,4 +1,6 @@
 // The reduce_scatter catalogue: names, properties and adapters to a common signature.
+#include "../schedule/catalogue_adapters.hpp"
+
 #include <earlybird/collectives/reduce_scatter.hpp>
 
 #include <array>
@@ -7,12 +9,8 @@ namespace earlybird::coll {
 namespace {
 
 const std::array kReduceScatter{
-    Algorithm{"ring", true, false, 0,
-              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return reduce_scatter_ring(p, n); }},
-    Algorithm{"recursive_halving", true, false, 0,
-              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
-                return reduce_scatter_recursive_halving(p, n);
-              }},
+    Algorithm{"ring", true, false, 0, detail::without_params<reduce_scatter_ring>},
+    Algorithm{"recursive_halving", true, false, 0, detail::without_params<reduce_scatter_recursive_halving>},
 };
 
 }  // namespace
