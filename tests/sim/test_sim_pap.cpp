@@ -16,8 +16,11 @@
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/sim.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
+#include <thread>
 #include <functional>
 #include <limits>
 #include <string>
@@ -273,9 +276,9 @@ TEST_CASE("a non-commutative operator: exact in rank order, or refused with a cl
     CAPTURE(outcome.kind);
     CAPTURE(outcome.message);
     const coll::Algorithm* entry = coll::find_allreduce(algorithm);
-    if (entry && entry->needs_commutative) CHECK(clear_commutativity_error(outcome, algorithm));
-    else if (entry) CHECK(outcome.kind == "exact");
-    else CHECK((outcome.kind == "exact" || clear_commutativity_error(outcome, algorithm)));  // auto_pap: chosen at run time
+    REQUIRE(entry != nullptr);
+    if (entry->needs_commutative) CHECK(clear_commutativity_error(outcome, algorithm));
+    else CHECK(outcome.kind == "exact");
   }
   failures.report();
 }
@@ -351,4 +354,103 @@ TEST_CASE("no straggler report without a straggler, or without a threshold") {
     CHECK_FALSE(balanced.reports[static_cast<std::size_t>(rank)].has_value());
     CHECK_FALSE(unwatched.reports[static_cast<std::size_t>(rank)].has_value());
   }
+}
+
+namespace {
+
+// Rank 0 (last in rank order) computes 100 ms longer; the others publish their
+// estimates at once. Whichever estimates reached the decider in time, the
+// order must follow them: known estimates ascending, missing ones after, in
+// rank order — so the late rank comes after every rank whose estimate was
+// known, although rank order would put it first.
+void check_estimate_order(const std::vector<std::optional<ArrivalDecision>>& seen, Failures& failures) {
+  const ArrivalDecision* decider = nullptr;
+  for (const auto& d : seen)
+    if (d && d->decided_here) decider = &*d;
+  if (!decider) return failures.add("no rank reports having decided");
+  for (const auto& d : seen)
+    if (!d || d->order != decider->order || d->algorithm != "sorted_linear_tree")
+      return failures.add("ranks report different decisions");
+  std::vector<std::pair<int, std::int64_t>> expected_keys;
+  for (int r : decider->order) {
+    const auto& e = decider->estimates[static_cast<std::size_t>(r)];
+    expected_keys.emplace_back(e ? 0 : 1, e ? *e : r);
+  }
+  if (!std::is_sorted(expected_keys.begin(), expected_keys.end()))
+    failures.add("the order does not follow the estimates the decider used");
+  const auto late = std::find(decider->order.begin(), decider->order.end(), 0) - decider->order.begin();
+  for (std::size_t v = static_cast<std::size_t>(late) + 1; v < decider->order.size(); ++v)
+    if (decider->estimates[static_cast<std::size_t>(decider->order[v])])
+      failures.add("a rank with a known estimate comes after the late rank 0");
+}
+
+// Whether `comm`'s rank has entered its `sequence`-th collective and waited
+// there (its straggler report for that call exists).
+bool entered(const Communicator& comm, int sequence) {
+  const auto report = comm.straggler_report();
+  return report && report->sequence == static_cast<std::uint64_t>(sequence);
+}
+
+}  // namespace
+
+TEST_CASE("sorted_linear_tree orders ranks by their estimates: a late rank comes after every known estimate") {
+  SimWorld world(4, sim_options());
+  Failures failures;
+  std::vector<std::optional<ArrivalDecision>> seen(4);
+  run_bounded(world, failures, "estimate order", [&](int rank, Communicator& comm) {
+    auto v = make_input<std::int32_t>(rank, 1000, Op::sum);
+    comm.phase_begin();
+    if (rank == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the late rank's compute
+    comm.edge(1.0);
+    comm.phase_end();
+    expect_sum(comm.allreduce(std::span<std::int32_t>(v), Op::sum, named("sorted_linear_tree")), v, rank, 4,
+               "sorted_linear_tree", failures);
+    seen[static_cast<std::size_t>(rank)] = comm.last_decision();
+  });
+  check_estimate_order(seen, failures);
+  failures.report();
+}
+
+TEST_CASE("auto_pap runs the ring for equal arrivals and the ticket chain after one rank came late by far more than tau") {
+  const int ranks = 4, late = 2;
+  setenv("EARLYBIRD_PAP_TAU_US", "30000", 1);  // a balanced ring: 180 ms
+  SimWorld world(ranks, sim_options());
+  Failures failures;
+  std::vector<Communicator> comms(ranks);
+  std::vector<std::vector<std::string>> chosen(ranks);
+  std::vector<int> late_position(ranks, -1);
+  CollectiveOptions options = named("auto_pap");
+  options.straggler_after = std::chrono::milliseconds(1);
+  run_bounded(world, failures, "auto_pap choices", [&](int rank, Communicator& comm) {
+    comms[static_cast<std::size_t>(rank)] = comm;
+    for (int call = 0; call < 3; ++call) {
+      auto v = make_input<std::int32_t>(rank, 1000, Op::sum);
+      // Calls 1 and 2: the late rank calls 600 ms late, and only once every
+      // other rank has entered (their straggler reports for this call exist),
+      // so it holds the last ticket.
+      if (rank == late && call > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
+        const auto deadline = std::chrono::steady_clock::now() + kWait;
+        for (int r = 0; r < ranks; ++r)
+          while (r != late && !entered(comms[static_cast<std::size_t>(r)], call + 1)) {
+            if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("rank " + std::to_string(r) + " never entered");
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+      }
+      expect_sum(comm.allreduce(std::span<std::int32_t>(v), Op::sum, options), v, rank, ranks,
+                 "auto_pap call " + std::to_string(call), failures);
+      const auto decision = comm.last_decision();
+      chosen[static_cast<std::size_t>(rank)].push_back(decision ? decision->algorithm : "none");
+      if (call == 2 && rank == late && decision) late_position[static_cast<std::size_t>(rank)] =
+          static_cast<int>(std::find(decision->order.begin(), decision->order.end(), late) - decision->order.begin());
+    }
+  });
+  unsetenv("EARLYBIRD_PAP_TAU_US");
+  // Call 0: no history, no estimates: the ring. Call 1: the history (call 0)
+  // is balanced: the ring. Call 2: call 1's arrivals spread >= 600 ms: the chain
+  // by tickets, in which the late rank holds the last ticket.
+  for (int r = 0; r < ranks; ++r)
+    CHECK(chosen[static_cast<std::size_t>(r)] == std::vector<std::string>{"ring", "ring", "arrival_chain"});
+  CHECK(late_position[late] == ranks - 1);
+  failures.report();
 }
