@@ -3,6 +3,8 @@
 #include <earlybird/collectives/partition.hpp>
 #include <earlybird/collectives/verify.hpp>
 
+#include "unit_support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,14 +16,6 @@ using namespace earlybird::coll;
 namespace {
 
 constexpr std::size_t kElemBytes = 4;
-
-std::vector<std::size_t> counts_for(int p) {
-  const auto n = static_cast<std::size_t>(p);
-  std::vector<std::size_t> counts{0, 1, n - 1, n, n + 1, 1000, 10007};
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  return counts;
-}
 
 void check_verified(const Schedule& s, std::uint64_t seeds) {
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
@@ -41,7 +35,7 @@ std::size_t third_of_chunk(std::size_t count, int p) {
 TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000, 10007}, 3 seeds") {
   for (const Algorithm& algorithm : allreduce_algorithms()) {
     for (int p = 1; p <= 64; ++p) {
-      for (std::size_t count : counts_for(p)) {
+      for (std::size_t count : test::vector_counts(p)) {
         CAPTURE(algorithm.name);
         CAPTURE(p);
         CAPTURE(count);

@@ -3,6 +3,8 @@
 #include <earlybird/collectives/partition.hpp>
 #include <earlybird/collectives/verify.hpp>
 
+#include "unit_support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -35,13 +37,8 @@ void check_verified(const Schedule& s) {
   CHECK(report.steps_run == s.steps().size());
 }
 
-std::vector<std::size_t> counts_for(int p) {
-  const auto n = static_cast<std::size_t>(p);
-  std::vector<std::size_t> counts{0, 1, 2, n - 1, n, n + 1, 2 * n + 3, 1000};
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  return counts;
-}
+// The blockwise counts and 2, 2P+3.
+std::vector<std::size_t> ordered_counts(int p) { return test::counts_for(p, {2, 2 * static_cast<std::size_t>(p) + 3}); }
 
 // Whether the schedule keeps rank order for every P in 1..16 at a count that
 // leaves no chunk empty and splits unevenly, in several segments (greedy
@@ -73,7 +70,7 @@ TEST_CASE("algorithms for non-commutative operators keep rank order, P = 1..64, 
   for (const Algorithm& algorithm : allreduce_algorithms()) {
     if (algorithm.needs_commutative) continue;
     for (int p = 1; p <= 64; ++p) {
-      for (std::size_t count : counts_for(p)) {
+      for (std::size_t count : ordered_counts(p)) {
         CAPTURE(algorithm.name);
         CAPTURE(p);
         CAPTURE(count);

@@ -26,14 +26,6 @@ namespace {
 
 constexpr std::size_t kElemBytes = 4;
 
-std::vector<std::size_t> counts_for(int p) {
-  const auto n = static_cast<std::size_t>(p);
-  std::vector<std::size_t> counts{0, 1, n - 1, n, n + 1, 1000, 10007};
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  return counts;
-}
-
 void check_verified(const Schedule& s, std::uint64_t seeds) { check_verified_as(s, Collective::bcast, seeds); }
 
 struct Pipelined {
@@ -90,7 +82,7 @@ TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000
   for (const Algorithm& algorithm : bcast_algorithms()) {
     CHECK_FALSE(algorithm.needs_commutative);
     for (int p = 1; p <= 64; ++p) {
-      for (std::size_t count : counts_for(p)) {
+      for (std::size_t count : test::vector_counts(p)) {
         CAPTURE(algorithm.name);
         CAPTURE(p);
         CAPTURE(count);

@@ -3,6 +3,8 @@
 #include <earlybird/collectives/reduce.hpp>
 #include <earlybird/collectives/verify.hpp>
 
+#include "unit_support.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -32,14 +34,6 @@ std::vector<Named> segmented_generators() {
       {"kary_tree(4)", true, [](int p, std::size_t n, std::size_t s) { return reduce_kary_tree(p, n, 4, s); }},
       {"greedy", false, reduce_greedy},
   };
-}
-
-std::vector<std::size_t> counts_for(int p) {
-  const auto n = static_cast<std::size_t>(p);
-  std::vector<std::size_t> counts{0, 1, n - 1, n, n + 1, 1000, 10007};
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  return counts;
 }
 
 void check_verified(const Schedule& s, bool ordered, std::uint64_t seeds) {
@@ -94,7 +88,7 @@ TEST_CASE("catalogue: the five reduce algorithms with their properties") {
 TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000, 10007}, 3 seeds") {
   for (const Algorithm& algorithm : reduce_algorithms()) {
     for (int p = 1; p <= 64; ++p) {
-      for (std::size_t count : counts_for(p)) {
+      for (std::size_t count : test::vector_counts(p)) {
         CAPTURE(algorithm.name);
         CAPTURE(p);
         CAPTURE(count);
