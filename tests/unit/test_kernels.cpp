@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "../common/oracle.hpp"
-#include "kernels/reduce_kernels.hpp"
+#include "base/reduce_kernels.hpp"
 
 #include <cstdint>
 #include <limits>

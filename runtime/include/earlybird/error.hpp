@@ -11,6 +11,9 @@ namespace earlybird {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  Error(const Error&) = default;
+  Error& operator=(const Error&) = default;
+  ~Error() override;
 };
 
 }  // namespace earlybird
