@@ -102,7 +102,7 @@ int run_overlap(Communicator& comm, const OverlapOptions& o) {
     const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(float));
     std::vector<float> in(count), eb_out(count), mpi_out(count);
     for (std::size_t i = 0; i < count; ++i) in[i] = static_cast<float>((comm.rank() + static_cast<int>(i % 97)) % 5);
-    AllreduceOptions options;
+    CollectiveOptions options;
     options.algorithm = algorithm == "auto" ? "" : algorithm;
     Future future;
     Nonblocking eb{

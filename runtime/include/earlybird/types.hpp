@@ -125,6 +125,5 @@ struct ArrivalDecision {
   // microseconds (nullopt: none published in time); empty elsewhere.
   std::vector<std::optional<std::int64_t>> estimates;
 };
-using AllreduceOptions = CollectiveOptions;  // REMOVE-AT-END (bench/overlap.cpp still uses it)
 
 }  // namespace earlybird

@@ -9,17 +9,6 @@
 #include <string>
 
 namespace earlybird::detail {
-namespace {
-
-constexpr std::size_t kPlanCacheLimit = 256;
-
-// Elementwise collectives can run as consecutive batches of element ranges.
-bool batchable(coll::Collective collective) {
-  return collective == coll::Collective::allreduce || collective == coll::Collective::reduce ||
-         collective == coll::Collective::bcast;
-}
-
-}  // namespace
 
 WindowLayout layout_for(const CommOptions& options, int ranks) {
   WindowLayout layout;
@@ -43,82 +32,24 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       rank_(transport_->rank()),
       size_(transport_->size()),
       arrival_(*transport_, layout_, options.verbose),
+      plans_(size_, layout_),
       lanes_(*transport_, size_) {}
 
 CommCore::~CommCore() = default;
 
-std::shared_ptr<const coll::RankPlan> CommCore::plan_for(const PlanKey& key) {
-  {
-    std::lock_guard lock(cache_mutex_);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-  }
-  const coll::Algorithm* info = coll::find_algorithm(key.collective, key.algorithm);
-  coll::AlgorithmParams params;
-  params.segment_elems = key.segment_elems;
-  params.fanout = key.fanout;
-  params.presteps = key.presteps;
-  auto plan = std::make_shared<const coll::RankPlan>(
-      coll::project(info->make(size_, key.count, params, key.elem_bytes), key.virtual_rank));
-  std::lock_guard lock(cache_mutex_);
-  if (cache_.size() >= kPlanCacheLimit) cache_.clear();
-  cache_.emplace(key, plan);
-  return plan;
-}
-
-bool CommCore::fits(const coll::RankPlan& plan, std::size_t elem_bytes) const {
-  return plan.max_scratch_elems * elem_bytes <= layout_.scratch_bytes &&
-         plan.max_flags <= layout_.flags_per_lane;
-}
-
-// How many batches a collective needs so that each batch's schedule fits one
-// lane of the window. Deterministic, so all ranks agree.
-std::size_t CommCore::batch_count(PlanKey key) {
-  const std::size_t count = key.count;
-  std::size_t batches = 1;
-  for (;;) {
-    key.count = (count + batches - 1) / batches;
-    const auto plan = plan_for(key);
-    if (fits(*plan, key.elem_bytes)) return batches;
-    if (key.count <= 1 || !batchable(key.collective))
-      throw Error("the window's scratch (" + std::to_string(layout_.scratch_bytes) + " bytes per lane) is too small: " +
-                  key.algorithm + " needs " + std::to_string(plan->max_scratch_elems * key.elem_bytes) +
-                  " bytes for this call" + (batchable(key.collective) ? "" : " (no batching for this collective)") +
-                  "; raise EARLYBIRD_SCRATCH_BYTES");
-    const double need = static_cast<double>(plan->max_scratch_elems * key.elem_bytes) /
-                        static_cast<double>(layout_.scratch_bytes);
-    const double flags = static_cast<double>(plan->max_flags) / static_cast<double>(layout_.flags_per_lane);
-    const auto grow = static_cast<std::size_t>(static_cast<double>(batches) * std::max(need, flags) * 1.05) + 1;
-    batches = std::max(batches + 1, grow);
-  }
-}
-
-// Batches of an arrival-ordered call: enough for whichever algorithm the
-// decision may pick (the ring and every arrival-ordered entry, each at its
-// default parameters).
-std::size_t CommCore::arrival_batch_count(PlanKey key) {
-  key.algorithm = "ring";
-  std::size_t batches = batch_count(key);
-  for (const coll::Algorithm& a : coll::algorithms(key.collective)) {
-    if (!pap::arrival_ordered(a)) continue;
-    key.algorithm = std::string(a.name);
-    batches = std::max(batches, batch_count(key));
-  }
-  return batches;
-}
-
 // Rooted and plain collectives bind statically; arrival-ordered ones learn
 // their plan and binding from the arrival session when they start.
-std::unique_ptr<Binding> CommCore::binding_for(const coll::Algorithm& algorithm, const PlanKey& key, int root,
+std::unique_ptr<Binding> CommCore::binding_for(const coll::Algorithm& algorithm, const PlanCache::Key& key, int root,
                                                std::uint64_t call, std::int64_t arrival_us) {
   if (!pap::arrival_ordered(algorithm)) return std::make_unique<StaticBinding>(size_, root);
   auto plan_of = [this, key](const coll::Algorithm& decided, int virtual_rank,
                              const std::vector<std::uint32_t>& presteps) {
-    PlanKey chosen = key;
+    PlanCache::Key chosen = key;
     chosen.algorithm = std::string(decided.name);
     chosen.virtual_rank = virtual_rank;
     chosen.presteps = presteps;
-    auto plan = plan_for(chosen);
-    if (!fits(*plan, key.elem_bytes))
+    auto plan = plans_.plan(chosen);
+    if (!plans_.fits(*plan, key.elem_bytes))
       throw Error(chosen.algorithm + " with these pre-steps needs more scratch than the batch was sized for");
     return plan;
   };
@@ -135,9 +66,9 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
       call.options.segment_bytes ? std::max<std::size_t>(1, call.options.segment_bytes / elem) : 0;
   const bool by_arrival = pap::arrival_ordered(algorithm);
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
-  PlanKey key{call.collective, by_arrival ? "ring" : std::string(algorithm.name), call.count, segment_elems,
+  PlanCache::Key key{call.collective, by_arrival ? "ring" : std::string(algorithm.name), call.count, segment_elems,
               call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
-  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? arrival_batch_count(key) : batch_count(key);
+  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans_.arrival_batch_count(key) : plans_.batch_count(key);
   const std::size_t per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
   const std::size_t batches = call.count == 0 ? 1 : (call.count + per_batch - 1) / per_batch;
   const auto timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
@@ -158,7 +89,7 @@ std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, 
     auto* out = static_cast<std::byte*>(call.output);
     const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
                                    call.owned_input};
-    auto operation = std::make_shared<Operation>(plan_for(key), binding_for(algorithm, key, call.root, call_index,
+    auto operation = std::make_shared<Operation>(plans_.plan(key), binding_for(algorithm, key, call.root, call_index,
                                                                             arrival_us),
                                                  ctx, buffers, signature, timeout, description);
     const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
@@ -178,14 +109,14 @@ Future CommCore::run(const CollectiveCall& call) {
   if (const std::string why = invalid_reason(call, algorithm, rank_, size_); !why.empty()) return invalid(why);
   auto future = std::make_shared<FutureState>();
   try {
-    submit(operations(call, *coll::find_algorithm(call.collective, algorithm), call_index, future));
+    enqueue(operations(call, *coll::find_algorithm(call.collective, algorithm), call_index, future));
   } catch (const std::exception& e) {
     return invalid(e.what());
   }
   return Future(future);
 }
 
-void CommCore::submit(std::vector<Pending> items) {
+void CommCore::enqueue(std::vector<Pending> items) {
   engine_->submit([self = shared_from_this(), items = std::move(items)]() mutable {
     for (auto& item : items) self->queue_.push_back(std::move(item));
     self->engine_->activate(self);

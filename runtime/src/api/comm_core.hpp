@@ -1,5 +1,5 @@
-// CommCore: the state behind a Communicator handle — the queue, the plans and
-// the batches. User threads submit collectives (validated, planned and cut
+// CommCore: the state behind a Communicator handle — the queue, the plans
+// (plan_cache.hpp) and the batches. User threads submit collectives (validated, planned and cut
 // into batches on the caller's thread); the progress thread runs them one
 // after another, in submission order, so every rank runs them in the same
 // order. Arrival-pattern state (monitoring, arrival-ordered bindings,
@@ -14,6 +14,7 @@
 #include "../rma/transport.hpp"
 #include "../rma/window_layout.hpp"
 #include "collective_call.hpp"
+#include "plan_cache.hpp"
 
 #include <earlybird/collectives/plan.hpp>
 #include <earlybird/communicator.hpp>
@@ -21,7 +22,6 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -65,29 +65,11 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
     std::chrono::milliseconds straggler_after{0};  // 0: no straggler report
     std::size_t allreduce_bytes = 0;  // an allreduce's bytes (its time feeds tau); 0 otherwise
   };
-  // What identifies a plan: the call's collective, algorithm, parameters and
-  // element count, and this rank's virtual rank (its distance from the root,
-  // or its arrival position).
-  struct PlanKey {
-    coll::Collective collective;
-    std::string algorithm;
-    std::size_t count;
-    std::size_t segment_elems;
-    int fanout;
-    int virtual_rank;
-    std::size_t elem_bytes;
-    std::vector<std::uint32_t> presteps;  // pre_reduced_ring's k
-    auto operator<=>(const PlanKey&) const = default;
-  };
-  std::shared_ptr<const coll::RankPlan> plan_for(const PlanKey& key);
-  bool fits(const coll::RankPlan& plan, std::size_t elem_bytes) const;
-  std::size_t batch_count(PlanKey key);
-  std::size_t arrival_batch_count(PlanKey key);
-  std::unique_ptr<Binding> binding_for(const coll::Algorithm& algorithm, const PlanKey& key, int root,
+  std::unique_ptr<Binding> binding_for(const coll::Algorithm& algorithm, const PlanCache::Key& key, int root,
                                        std::uint64_t call, std::int64_t arrival_us);
   std::vector<Pending> operations(const CollectiveCall& call, const coll::Algorithm& algorithm,
                                   std::uint64_t call_index, const std::shared_ptr<FutureState>& future);
-  void submit(std::vector<Pending> items);
+  void enqueue(std::vector<Pending> items);
   void start_next();
   void retire();
   void check_straggler();
@@ -102,8 +84,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   std::atomic<bool> closed_{false};
   pap::ArrivalSession arrival_;
 
-  std::mutex cache_mutex_;
-  std::map<PlanKey, std::shared_ptr<const coll::RankPlan>> cache_;
+  PlanCache plans_;
 
   // Progress thread only.
   std::deque<Pending> queue_;

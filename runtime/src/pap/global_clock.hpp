@@ -1,9 +1,9 @@
 // Global time of a communicator: rank 0's steady clock, in microseconds since
 // the communicator was created. Each rank converts its own steady clock with
 // the offset measured at creation (Transport::clock_offset_ns, Cristian's
-// method; error at most half the best round trip, ClockSync::error_ns in
-// rma/mpi_transport.hpp). Arrival estimates, arrival times and the
-// decisions built on them are all in this base.
+// method in rma/mpi_transport.hpp; error at most half the best round trip).
+// Arrival estimates, arrival times and the decisions built on them are all in
+// this base.
 #pragma once
 
 #include "../rma/transport.hpp"

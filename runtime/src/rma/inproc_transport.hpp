@@ -36,15 +36,18 @@ class InProcTransport final : public Transport {
   int size() const override { return fabric_->size(); }
   std::byte* window() override { return fabric_->window(rank_); }
   std::size_t window_bytes() const override { return fabric_->window_bytes(); }
+  // Data: memcpy between the simulated windows (bounds-checked).
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
+  // Words: std::atomic_ref on the target's window; a release store orders a
+  // notification after the puts before it, an acquire load reads it.
   void notify(int target, std::size_t offset, std::uint64_t value) override;
+  void store_local(std::size_t offset, std::uint64_t value) override;
+  void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
   std::uint64_t load_flag(std::size_t offset) override;
   std::uint64_t load_remote(int target, std::size_t offset) override;
-  void store_local(std::size_t offset, std::uint64_t value) override;
-  std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
   void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
-  void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
+  std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
   std::int64_t clock_origin_ns() const override { return fabric_->clock_origin_ns(); }
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
 

@@ -73,7 +73,6 @@ ClockSync measure_peer(MPI_Comm comm, int peer) {
     if (best_rtt < 0 || rtt < best_rtt) {
       best_rtt = rtt;
       best.offset_ns = remote - (sent + received) / 2;
-      best.error_ns = (rtt + 1) / 2;
     }
   }
   return best;
@@ -94,21 +93,20 @@ ClockSync agree_on_clock(MPI_Comm comm) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  std::vector<std::int64_t> table(rank == 0 ? 3 * static_cast<std::size_t>(size) : 0);
+  // Per rank: its offset, rank 0's clock origin.
+  std::vector<std::int64_t> table(rank == 0 ? 2 * static_cast<std::size_t>(size) : 0);
   if (rank == 0) {
     const std::int64_t origin = steady_ns();
     for (int peer = 1; peer < size; ++peer) {
-      const ClockSync peer_sync = measure_peer(comm, peer);
-      table[3 * static_cast<std::size_t>(peer)] = peer_sync.offset_ns;
-      table[3 * static_cast<std::size_t>(peer) + 1] = peer_sync.error_ns;
+      table[2 * static_cast<std::size_t>(peer)] = measure_peer(comm, peer).offset_ns;
     }
-    for (int peer = 0; peer < size; ++peer) table[3 * static_cast<std::size_t>(peer) + 2] = origin;
+    for (int peer = 0; peer < size; ++peer) table[2 * static_cast<std::size_t>(peer) + 1] = origin;
   } else {
     answer_rank0(comm);
   }
-  std::int64_t mine[3] = {0, 0, 0};
-  check_mpi(MPI_Scatter(table.data(), 3, MPI_INT64_T, mine, 3, MPI_INT64_T, 0, comm), "MPI_Scatter (clock agreement)");
-  return ClockSync{mine[0], mine[1], mine[2]};
+  std::int64_t mine[2] = {0, 0};
+  check_mpi(MPI_Scatter(table.data(), 2, MPI_INT64_T, mine, 2, MPI_INT64_T, 0, comm), "MPI_Scatter (clock agreement)");
+  return ClockSync{mine[0], mine[1]};
 }
 
 MpiTransport::~MpiTransport() {

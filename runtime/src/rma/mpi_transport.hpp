@@ -1,6 +1,6 @@
 // MPI RMA transport. One window per communicator, allocated with
 // MPI_Win_allocate (create/dynamic windows need the target to enter MPI for
-// atomics) and held in a passive-target epoch (MPI_Win_lock_all with
+// atomics) and held under one passive-target lock (MPI_Win_lock_all with
 // MPI_MODE_NOCHECK) for the communicator's life.
 //
 // Notification = MPI_Put of the data, MPI_Win_flush, then MPI_Accumulate
@@ -20,10 +20,9 @@ namespace earlybird {
 // Clock agreement with rank 0 (Cristian's method): rank 0 exchanges
 // kClockRounds ping-pongs with each rank; the round with the shortest round
 // trip gives offset = t_rank - (t0_send + t0_receive) / 2, with an error of at
-// most half that round trip.
+// most half that round trip (docs/design.md quotes the measured bounds).
 struct ClockSync {
   std::int64_t offset_ns = 0;  // this rank's steady clock minus rank 0's
-  std::int64_t error_ns = 0;
   std::int64_t origin_ns = 0;  // rank 0's steady clock at the agreement
 };
 ClockSync agree_on_clock(MPI_Comm comm);
@@ -53,8 +52,6 @@ class MpiTransport final : public Transport {
   void poll_hook() override;
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
   void close() override;
-
-  MPI_Comm comm() const { return comm_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

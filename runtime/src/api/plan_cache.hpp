@@ -1,0 +1,56 @@
+// PlanCache: a communicator's rank plans, built once per key (collective,
+// algorithm, parameters, count, this rank's virtual rank) and reused, and the
+// batch sizing that keeps each batch's plan within one window lane.
+// Thread-safe: callers plan on their own threads, arrival bindings on the
+// progress thread.
+#pragma once
+
+#include "../rma/window_layout.hpp"
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/plan.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace earlybird::detail {
+
+class PlanCache {
+ public:
+  struct Key {
+    coll::Collective collective;
+    std::string algorithm;
+    std::size_t count;
+    std::size_t segment_elems;
+    int fanout;
+    int virtual_rank;
+    std::size_t elem_bytes;
+    std::vector<std::uint32_t> presteps;  // pre_reduced_ring's k
+    auto operator<=>(const Key&) const = default;
+  };
+
+  PlanCache(int ranks, const WindowLayout& layout) : ranks_(ranks), layout_(layout) {}
+
+  std::shared_ptr<const coll::RankPlan> plan(const Key& key);
+  // Whether the plan's scratch and flags fit one lane of the window.
+  bool fits(const coll::RankPlan& plan, std::size_t elem_bytes) const;
+  // How many batches `key`'s call needs so that each batch fits one lane.
+  // Deterministic, so all ranks agree. Throws when no batching helps.
+  std::size_t batch_count(Key key);
+  // The batches of an arrival-ordered call: enough for whichever algorithm
+  // its decision may pick (the ring and every arrival-ordered entry).
+  std::size_t arrival_batch_count(Key key);
+
+ private:
+  int ranks_;
+  WindowLayout layout_;
+  std::mutex mutex_;
+  std::map<Key, std::shared_ptr<const coll::RankPlan>> plans_;
+};
+
+}  // namespace earlybird::detail
