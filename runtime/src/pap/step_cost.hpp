@@ -2,13 +2,13 @@
 // chunk of m / P bytes moved and reduced. Two measurements, the larger wins:
 //  - the model tau = alpha + (m / P) (beta + gamma), beta and gamma measured
 //    once per process at first use (a 1 MiB memcpy and a 1 MiB float sum,
-//    best of three: on one node a put is a copy), alpha the per-message
-//    latency measured on this machine's shared-memory path;
+//    best of three: on one node a put is a copy), alpha a fixed per-message
+//    latency of the shared-memory path (docs/algorithms.md gives its source);
 //  - the fastest allreduce of that size class seen on the communicator,
-//    divided by a ring's 2 (P - 1) steps: what a step really costs here,
+//    divided by a ring's 2 (P - 1) steps: what a step really costs,
 //    including what the model leaves out (time-sharing of oversubscribed
-//    cores, thread wake-ups) — on this 2-core machine at P = 4 the model
-//    says ~50 us for 1 MiB chunks, a ring step takes ~700 us.
+//    cores, thread wake-ups; docs/algorithms.md quotes a machine where the
+//    model was 10x short).
 // EARLYBIRD_PAP_TAU_US fixes tau instead.
 #pragma once
 
