@@ -27,7 +27,7 @@
 //
 // Segment: params.segment_elems, default 128 KiB, as `chain`. The paper cuts
 // the vector into P chunks; here the segment is a pipelining trade-off
-// independent of P. The chain's sweep in docs/algorithms.md ("Measured":
+// independent of P. The chain's segment sweep in docs/benchmarks.md (on
 // a 2-core VM) found 128 KiB best at P = 2 (1 and 16 MiB); at P = 4, four
 // ranks on two cores, 512 KiB - 2 MiB were 20-30% faster. SLT takes the
 // smaller one because its point is the late rank's tail, the return of the
