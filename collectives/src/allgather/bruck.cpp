@@ -37,9 +37,9 @@
 namespace earlybird::coll {
 namespace {
 
-class Bruck {
+class Bruck : detail::BlockGenerator {
  public:
-  explicit Bruck(Builder& b) : b_(b), ranks_(b.ranks()), count_(b.count()) {}
+  explicit Bruck(Builder& b) : BlockGenerator(b), ranks_(b.ranks()) {}
 
   void run() {
     for (int r = 0; r < ranks_; ++r) start(r);
@@ -49,9 +49,8 @@ class Bruck {
 
  private:
   void start(int r) {
-    const Slot input{r, Buffer::input, {0, count_}};
-    b_.copy(positions(r, 0, 1), input);
-    b_.copy(output_blocks(r, r, 1), input);
+    b_.copy(positions(r, 0, 1), input_of(r));
+    b_.copy(output_blocks(r, r, 1), input_of(r));
   }
 
   // Rank r's first min(dist, P-dist) positions go to rank r-dist's
@@ -67,13 +66,8 @@ class Bruck {
 
   Slot positions(int rank, int first, int n) const { return blocks(rank, Buffer::scratch, first, n); }
   Slot output_blocks(int rank, int first, int n) const { return blocks(rank, Buffer::output, first, n); }
-  Slot blocks(int rank, Buffer buffer, int first, int n) const {
-    return detail::block_run(rank, buffer, count_, first, n);
-  }
 
-  Builder& b_;
   int ranks_;
-  std::size_t count_;
 };
 
 }  // namespace

@@ -44,9 +44,9 @@
 namespace earlybird::coll {
 namespace {
 
-class RecursiveDoubling {
+class RecursiveDoubling : detail::BlockGenerator {
  public:
-  explicit RecursiveDoubling(Builder& b) : b_(b), count_(b.count()), folded_(b.ranks(), detail::FoldPairing::upper) {}
+  explicit RecursiveDoubling(Builder& b) : BlockGenerator(b), folded_(b.ranks(), detail::FoldPairing::upper) {}
 
   void run() {
     for (int r = 0; r < b_.ranks(); ++r) start(r);
@@ -59,12 +59,11 @@ class RecursiveDoubling {
   // A core rank keeps its block in scratch to send from; an extra rank folds
   // it into its partner. Input is read here only, before any output write.
   void start(int r) {
-    const Slot input{r, Buffer::input, {0, count_}};
     if (folded_.sits_out(r))
       send_blocks(r, folded_.folds_into(r), r, 1);
     else
-      b_.copy(blocks(r, Buffer::scratch, r, 1), input);
-    b_.copy(blocks(r, Buffer::output, r, 1), input);
+      b_.copy(blocks(r, Buffer::scratch, r, 1), input_of(r));
+    b_.copy(blocks(r, Buffer::output, r, 1), input_of(r));
   }
 
   void exchange(int r, int peer, int group_size) {
@@ -90,16 +89,10 @@ class RecursiveDoubling {
 
   // An extra rank only ever sends its own block, straight from its input.
   Slot sent_from(int rank, int first, int n) const {
-    if (folded_.sits_out(rank)) return {rank, Buffer::input, {0, count_}};
+    if (folded_.sits_out(rank)) return input_of(rank);
     return blocks(rank, Buffer::scratch, first, n);
   }
 
-  Slot blocks(int rank, Buffer buffer, int first, int n) const {
-    return detail::block_run(rank, buffer, count_, first, n);
-  }
-
-  Builder& b_;
-  std::size_t count_;
   detail::Fold folded_;
 };
 

@@ -3,6 +3,7 @@
 // [j*count, (j+1)*count).
 #pragma once
 
+#include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/schedule.hpp>
 
 #include <cstddef>
@@ -19,5 +20,19 @@ inline Slot block_run(int rank, Buffer buffer, std::size_t count, int first, int
 inline Slot block_slot(int rank, Buffer buffer, std::size_t count, std::size_t index = 0) {
   return {rank, buffer, {index * count, count}};
 }
+
+// Base of the generators that lay every buffer out in blocks of the call's
+// count (allgather): the Builder, and block slots and the input bound to it.
+class BlockGenerator {
+ protected:
+  explicit BlockGenerator(Builder& b) : b_(b), count_(b.count()) {}
+  // Blocks [first, first + n) of `buffer` on `rank`.
+  Slot blocks(int rank, Buffer buffer, int first, int n) const { return block_run(rank, buffer, count_, first, n); }
+  // `rank`'s whole input (one block).
+  Slot input_of(int rank) const { return {rank, Buffer::input, {0, count_}}; }
+
+  Builder& b_;
+  std::size_t count_;
+};
 
 }  // namespace earlybird::coll::detail
