@@ -23,6 +23,7 @@
 #include <thread>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -384,10 +385,15 @@ void check_estimate_order(const std::vector<std::optional<ArrivalDecision>>& see
       failures.add("a rank with a known estimate comes after the late rank 0");
 }
 
-// Whether `comm`'s rank has entered its `sequence`-th collective and waited
-// there (its straggler report for that call exists).
-bool entered(const Communicator& comm, int sequence) {
-  const auto report = comm.straggler_report();
+// Whether `comm`'s rank (published under `mutex`) has entered its
+// `sequence`-th collective and waited there (its straggler report for that
+// call exists).
+bool entered(std::mutex& mutex, const Communicator& comm, int sequence) {
+  std::optional<StragglerReport> report;
+  {
+    std::lock_guard lock(mutex);
+    if (comm.valid()) report = comm.straggler_report();
+  }
   return report && report->sequence == static_cast<std::uint64_t>(sequence);
 }
 
@@ -416,13 +422,17 @@ TEST_CASE("auto_pap runs the ring for equal arrivals and the ticket chain after 
   setenv("EARLYBIRD_PAP_TAU_US", "30000", 1);  // a balanced ring: 180 ms
   SimWorld world(ranks, sim_options());
   Failures failures;
+  std::mutex comms_mutex;  // rank threads publish their communicator; the late rank reads the others'
   std::vector<Communicator> comms(ranks);
   std::vector<std::vector<std::string>> chosen(ranks);
   std::vector<int> late_position(ranks, -1);
   CollectiveOptions options = named("auto_pap");
   options.straggler_after = std::chrono::milliseconds(1);
   run_bounded(world, failures, "auto_pap choices", [&](int rank, Communicator& comm) {
-    comms[static_cast<std::size_t>(rank)] = comm;
+    {
+      std::lock_guard lock(comms_mutex);
+      comms[static_cast<std::size_t>(rank)] = comm;
+    }
     for (int call = 0; call < 3; ++call) {
       auto v = make_input<std::int32_t>(rank, 1000, Op::sum);
       // Calls 1 and 2: the late rank calls 600 ms late, and only once every
@@ -432,7 +442,7 @@ TEST_CASE("auto_pap runs the ring for equal arrivals and the ticket chain after 
         std::this_thread::sleep_for(std::chrono::milliseconds(600));
         const auto deadline = std::chrono::steady_clock::now() + kWait;
         for (int r = 0; r < ranks; ++r)
-          while (r != late && !entered(comms[static_cast<std::size_t>(r)], call + 1)) {
+          while (r != late && !entered(comms_mutex, comms[static_cast<std::size_t>(r)], call + 1)) {
             if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("rank " + std::to_string(r) + " never entered");
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
           }
