@@ -2,8 +2,9 @@
 // batch of a large one), a pure dataflow executor: it knows the plan, the
 // buffers, the transport and a Binding (which rank stands at each virtual
 // rank, and for arrival-ordered collectives which plan runs), nothing of
-// queues, arrival boards or algorithms. Steps become ready as their local predecessors finish
-// and the flags they wait for arrive; ready steps are dispatched:
+// queues, arrival boards or algorithms. Steps become ready as their local
+// predecessors finish and the flags they wait for arrive; ready steps are
+// dispatched:
 //   put / get                -> the progress thread (the only MPI caller);
 //   small copy / reduce      -> run inline by whichever thread readied them;
 //   large copy / reduce      -> a oneTBB task (split further with parallel_for).
