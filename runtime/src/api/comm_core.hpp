@@ -23,8 +23,6 @@
 #include <chrono>
 #include <deque>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
