@@ -1,5 +1,6 @@
 // Sim tier: arrival-pattern-aware allreduce (sorted_linear_tree,
-// pre_reduced_ring, arrival_chain, arrival_prr, auto_pap; ring as the control)
+// pre_reduced_ring, arrival_chain, arrival_prr, arrival_greedy, auto_pap;
+// ring as the control)
 // over threads as ranks. Ranks arrive in patterns (none, one late, all random,
 // all equal) and report their compute phase on every rank, no rank, some
 // ranks or only just before the call; every result is checked exactly against
@@ -20,6 +21,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <functional>
 #include <limits>
@@ -75,6 +77,17 @@ void run_case(SimWorld& world, const PapCase& c, Failures& failures) {
   run_case(world, c, arrival_delays(c.arrival, world.size(), c.seed), describe(c, world.size()), failures);
 }
 
+// The shared list (tests/common/arrival.hpp, also the MPI tier's) and
+// arrival_greedy, which only this tier runs so far.
+const std::vector<std::string>& sim_pap_algorithms() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = pap_algorithms();
+    all.insert(all.end() - 1, "arrival_greedy");  // before the control
+    return all;
+  }();
+  return names;
+}
+
 std::vector<std::size_t> counts_for(int p) {
   return {0, 1, static_cast<std::size_t>(p + 1), 1000, 100000};
 }
@@ -94,6 +107,7 @@ TEST_CASE("the catalogue binds each PAP algorithm to its arrival order") {
       {"pre_reduced_ring", coll::ArrivalOrder::estimated},
       {"arrival_chain", coll::ArrivalOrder::ticket},
       {"arrival_prr", coll::ArrivalOrder::ticket},
+      {"arrival_greedy", coll::ArrivalOrder::ticket},
       {"ring", coll::ArrivalOrder::none}};
   for (const auto& [name, order] : expected) {
     CAPTURE(name);
@@ -106,7 +120,7 @@ TEST_CASE("the catalogue binds each PAP algorithm to its arrival order") {
 TEST_CASE("PAP allreduce is exact for every arrival pattern and monitoring mode, P = 1..8") {
   for (int p : {1, 2, 3, 4, 5, 8}) {
     std::uint32_t offset = static_cast<std::uint32_t>(p);
-    for (const std::string& algorithm : pap_algorithms()) {
+    for (const std::string& algorithm : sim_pap_algorithms()) {
       CAPTURE(p);
       CAPTURE(algorithm);
       SimWorld world(p, sim_options());
@@ -121,7 +135,7 @@ TEST_CASE("PAP allreduce is exact for every arrival pattern and monitoring mode,
 TEST_CASE("consecutive PAP calls on one communicator, a different late rank each time") {
   const Edges modes[] = {Edges::every_rank, Edges::unmonitored, Edges::just_before};  // unmonitored: stale estimates
   for (int p : {3, 5}) {
-    for (const std::string& algorithm : pap_algorithms()) {
+    for (const std::string& algorithm : sim_pap_algorithms()) {
       CAPTURE(p);
       CAPTURE(algorithm);
       SimWorld world(p, sim_options());
@@ -271,7 +285,7 @@ bool clear_commutativity_error(const Outcome& outcome, const std::string& algori
 TEST_CASE("a non-commutative operator: exact in rank order, or refused with a clear error") {
   SimWorld world(3, sim_options());
   Failures failures;
-  for (const std::string& algorithm : pap_algorithms()) {
+  for (const std::string& algorithm : sim_pap_algorithms()) {
     CAPTURE(algorithm);
     const Outcome outcome = concatenation_outcome(world, algorithm, failures);
     CAPTURE(outcome.kind);
@@ -397,6 +411,18 @@ bool entered(std::mutex& mutex, const Communicator& comm, int sequence) {
   return report && report->sequence == static_cast<std::uint64_t>(sequence);
 }
 
+// Rank `late` waits until every other rank has entered its `sequence`-th
+// collective (their straggler reports for it exist: their calls need a short
+// straggler_after), so that its own call then takes the last ticket.
+void call_after_the_others(std::mutex& mutex, const std::vector<Communicator>& comms, int late, int sequence) {
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  for (int r = 0; r < static_cast<int>(comms.size()); ++r)
+    while (r != late && !entered(mutex, comms[static_cast<std::size_t>(r)], sequence)) {
+      if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("rank " + std::to_string(r) + " never entered");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("sorted_linear_tree orders ranks by their estimates: a late rank comes after every known estimate") {
@@ -440,12 +466,7 @@ TEST_CASE("auto_pap runs the ring for equal arrivals and the ticket chain after 
       // so it holds the last ticket.
       if (rank == late && call > 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(600));
-        const auto deadline = std::chrono::steady_clock::now() + kWait;
-        for (int r = 0; r < ranks; ++r)
-          while (r != late && !entered(comms_mutex, comms[static_cast<std::size_t>(r)], call + 1)) {
-            if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("rank " + std::to_string(r) + " never entered");
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-          }
+        call_after_the_others(comms_mutex, comms, late, call + 1);
       }
       expect_sum(comm.allreduce(std::span<std::int32_t>(v), Op::sum, options), v, rank, ranks,
                  "auto_pap call " + std::to_string(call), failures);
@@ -463,4 +484,77 @@ TEST_CASE("auto_pap runs the ring for equal arrivals and the ticket chain after 
     CHECK(chosen[static_cast<std::size_t>(r)] == std::vector<std::string>{"ring", "ring", "arrival_chain"});
   CHECK(late_position[late] == ranks - 1);
   failures.report();
+}
+
+
+TEST_CASE("arrival_greedy is exact at P = 2..9, in place and not, one rank late and random lateness, several segments") {
+  const Arrival patterns[] = {Arrival::none, Arrival::one_late, Arrival::all_random};
+  for (int p : {2, 3, 4, 5, 6, 7, 9}) {
+    CAPTURE(p);
+    SimWorld world(p, sim_options());
+    Failures failures;
+    std::uint32_t k = 0;
+    for (const Arrival arrival : patterns)
+      for (const bool in_place : {false, true}) {
+        const std::size_t count = counts_for(p)[(k + static_cast<std::uint32_t>(p)) % counts_for(p).size()];
+        const PapCase c{"arrival_greedy", count, in_place, k % 2 == 1, arrival, Edges::unmonitored, 500 + k};
+        run_case(world, c, failures);
+        ++k;
+      }
+    // Small segments (the greedy's pipeline) with a random and a late rank.
+    for (const Arrival arrival : {Arrival::one_late, Arrival::all_random}) {
+      const std::vector<int> delays = arrival_delays(arrival, p, 900 + k++);
+      run_bounded(world, failures, "arrival_greedy 1 KiB segments", [&](int rank, Communicator& comm) {
+        auto v = make_input<double>(rank, 3001, Op::sum);
+        sleep_ms(delays[static_cast<std::size_t>(rank)]);
+        CollectiveOptions options = named("arrival_greedy");
+        options.segment_bytes = 1024;
+        expect_sum(comm.allreduce(std::span<double>(v), Op::sum, options), v, rank, p,
+                   "arrival_greedy 1 KiB segments " + std::string(to_string(arrival)), failures);
+      });
+    }
+    failures.report();
+  }
+}
+
+TEST_CASE("arrival_greedy: the rank that calls last holds the last position, and every rank that learnt it agrees") {
+  const int ranks = 5;
+  for (const int late : {0, 3}) {  // not rank order's last, then the middle
+    CAPTURE(late);
+    SimWorld world(ranks, sim_options());
+    Failures failures;
+    std::mutex comms_mutex;
+    std::vector<Communicator> comms(ranks);
+    std::vector<std::optional<ArrivalDecision>> seen(ranks);
+    CollectiveOptions options = named("arrival_greedy");
+    options.straggler_after = std::chrono::milliseconds(1);
+    options.segment_bytes = 4096;
+    run_bounded(world, failures, "arrival_greedy late rank", [&](int rank, Communicator& comm) {
+      {
+        std::lock_guard lock(comms_mutex);
+        comms[static_cast<std::size_t>(rank)] = comm;
+      }
+      auto v = make_input<std::int32_t>(rank, 10000, Op::sum);
+      if (rank == late) call_after_the_others(comms_mutex, comms, late, 1);
+      expect_sum(comm.allreduce(std::span<std::int32_t>(v), Op::sum, options), v, rank, ranks, "arrival_greedy",
+                 failures);
+      seen[static_cast<std::size_t>(rank)] = comm.last_decision();
+    });
+    failures.report();
+    const auto& mine = seen[static_cast<std::size_t>(late)];
+    REQUIRE(mine.has_value());
+    CHECK(mine->algorithm == "arrival_greedy");
+    REQUIRE(mine->order.size() == static_cast<std::size_t>(ranks));
+    CHECK(mine->order[ranks - 1] == late);
+    int knew = 0;  // at least id 0, which put the early partial into the late rank's window
+    for (int r = 0; r < ranks; ++r) {
+      const auto& d = seen[static_cast<std::size_t>(r)];
+      REQUIRE(d.has_value());
+      CHECK_FALSE(d->decided_here);  // ticket-bound: nobody decides
+      if (r == late || d->order.size() != static_cast<std::size_t>(ranks) || d->order[ranks - 1] < 0) continue;
+      CHECK(d->order[ranks - 1] == late);
+      ++knew;
+    }
+    CHECK(knew >= 1);
+  }
 }

@@ -136,7 +136,7 @@ TEST_CASE("the catalogue says which allreduce entries are arrival-ordered") {
   for (const coll::Algorithm& a : coll::allreduce_algorithms())
     if (arrival_ordered(a)) ordered.emplace_back(a.name);
   CHECK(ordered == std::vector<std::string>{"sorted_linear_tree", "pre_reduced_ring", "arrival_chain", "arrival_prr",
-                                            "auto_pap"});
+                                            "arrival_greedy", "auto_pap"});
 }
 
 TEST_CASE("auto_pap: ring when balanced, PRR in between, SLT beyond a ring, the ticket chain from history") {

@@ -463,36 +463,9 @@ TEST_CASE("catalogue: the arrival-ordered entries, their binding, segment defaul
 // The late rank
 // ---------------------------------------------------------------------------
 
-namespace {
-
-// Steps of ranks other than `late` that depend, directly or not, on a step of
-// `late`: the work left to the others once it arrives.
-struct LeftAfter {
-  std::size_t reduces = 0;
-  std::size_t transfers = 0;
-};
-
-LeftAfter left_after(const Schedule& s, int late) {
-  const auto steps = s.steps();
-  std::vector<bool> waits(steps.size(), false);
-  LeftAfter left;
-  for (StepId id = 0; id < steps.size(); ++id) {
-    waits[id] = steps[id].owner == late;
-    for (StepId d : s.deps(id)) waits[id] = waits[id] || waits[d];
-    if (!waits[id] || steps[id].owner == late) continue;
-    if (steps[id].kind == StepKind::reduce) ++left.reduces;
-    if (steps[id].is_transfer()) ++left.transfers;
-  }
-  return left;
-}
-
-std::size_t steps_of(const Schedule& s, int rank, StepKind kind) {
-  return static_cast<std::size_t>(std::count_if(s.steps().begin(), s.steps().end(), [&](const Step& step) {
-    return step.owner == rank && step.kind == kind;
-  }));
-}
-
-}  // namespace
+using test::LeftAfter;
+using test::left_after;
+using test::steps_of;
 
 TEST_CASE("SLT: the last rank reduces and puts once per segment; no reduction of the others waits on it") {
   for (int p = 2; p <= 24; ++p)

@@ -120,6 +120,35 @@ inline std::vector<std::size_t> block_counts(int p) { return counts_for(p); }
 // ones and a large prime, 10007.
 inline std::vector<std::size_t> vector_counts(int p) { return counts_for(p, {10007}); }
 
+// Steps of ranks other than `late` that depend, directly or not, on a step of
+// `late`: the work left to the others once it arrives (arrival-ordered
+// schedules, where `late` is the last arrival position).
+struct LeftAfter {
+  std::size_t reduces = 0;
+  std::size_t transfers = 0;
+};
+
+inline LeftAfter left_after(const Schedule& s, int late) {
+  const auto steps = s.steps();
+  std::vector<bool> waits(steps.size(), false);
+  LeftAfter left;
+  for (StepId id = 0; id < steps.size(); ++id) {
+    waits[id] = steps[id].owner == late;
+    for (StepId d : s.deps(id)) waits[id] = waits[id] || waits[d];
+    if (!waits[id] || steps[id].owner == late) continue;
+    if (steps[id].kind == StepKind::reduce) ++left.reduces;
+    if (steps[id].is_transfer()) ++left.transfers;
+  }
+  return left;
+}
+
+// How many steps of `kind` `rank` owns.
+inline std::size_t steps_of(const Schedule& s, int rank, StepKind kind) {
+  return static_cast<std::size_t>(std::count_if(s.steps().begin(), s.steps().end(), [&](const Step& step) {
+    return step.owner == rank && step.kind == kind;
+  }));
+}
+
 // The sweep every blockwise catalogue passes (allgather, reduce_scatter):
 // P = 1..64 x block_counts x 3 seeds with the right shape and no
 // acknowledgement flags, blocks of 10007 for a few P, and P up to 1000.

@@ -64,6 +64,10 @@ const std::array kAllreduce{
     Algorithm{"pre_reduced_ring", true, false, 0, pre_reduced_ring, ArrivalOrder::estimated},
     Algorithm{"arrival_chain", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree, ArrivalOrder::ticket},
     Algorithm{"arrival_prr", true, false, 0, pre_reduced_ring_all_ahead, ArrivalOrder::ticket},
+    // The greedy's segment default (reduce catalogue); ticket-bound: id P-1
+    // must be the rank that truly arrives last (arrival_greedy.cpp).
+    Algorithm{"arrival_greedy", true, true, kReduceBcastDefaultBytes,
+              detail::with_segment<allreduce_arrival_greedy, kReduceBcastDefaultBytes>, ArrivalOrder::ticket},
     // The runtime's per-call choice among ring and the entries above
     // (runtime/src/pap/arrival_policy.hpp); validated and planned before the
     // choice as pre_reduced_ring, whose requirements cover the others'.

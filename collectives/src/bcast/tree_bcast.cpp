@@ -64,23 +64,24 @@
 #include <earlybird/collectives/bcast.hpp>
 #include <earlybird/collectives/partition.hpp>
 
+#include <numeric>
+#include <vector>
+
 namespace earlybird::coll {
 namespace detail {
 namespace {
 
+// The identity relabelling: node i of a tree is rank i.
+std::vector<int> identity(int ranks) {
+  std::vector<int> ranks_of(static_cast<std::size_t>(ranks));
+  std::iota(ranks_of.begin(), ranks_of.end(), 0);
+  return ranks_of;
+}
+
 // Broadcasts rank 0's `source` down `tree`, each rank serving its children in
 // `order`, then copies rank 0's own output (copy_root_output).
 void tree_bcast_phase(Builder& b, Buffer source, const Tree& tree, ChildOrder order, std::size_t segment_elems) {
-  for (const Range seg : segments({0, b.count()}, segment_elems)) {
-    for (int r = 0; r < b.ranks(); ++r) {
-      const Slot held = r == 0 ? Slot{0, source, seg} : Slot{r, Buffer::scratch, seg};
-      for (const int child : children_in(tree, r, order)) {
-        const Slot landing{child, Buffer::scratch, seg};
-        b.put(held, landing);
-        b.copy({child, Buffer::output, seg}, landing);
-      }
-    }
-  }
+  relabelled_tree_bcast_phase(b, source, tree, order, segment_elems, identity(b.ranks()));
   copy_root_output(b, source);
 }
 
@@ -96,6 +97,21 @@ void bcast_chain_phase(Builder& b, Buffer source, std::size_t segment_elems) {
 
 void bcast_binary_tree_phase(Builder& b, Buffer source, std::size_t segment_elems) {
   tree_bcast_phase(b, source, heap_binary_tree(b.ranks()), ChildOrder::rank_order, segment_elems);
+}
+
+void relabelled_tree_bcast_phase(Builder& b, Buffer source, const Tree& tree, ChildOrder order,
+                                 std::size_t segment_elems, std::span<const int> rank_of_node) {
+  const auto rank = [&](int node) { return rank_of_node[static_cast<std::size_t>(node)]; };
+  for (const Range seg : segments({0, b.count()}, segment_elems)) {
+    for (int node = 0; node < static_cast<int>(rank_of_node.size()); ++node) {
+      const Slot held = node == 0 ? Slot{rank(0), source, seg} : Slot{rank(node), Buffer::scratch, seg};
+      for (const int child : children_in(tree, node, order)) {
+        const Slot landing{rank(child), Buffer::scratch, seg};
+        b.put(held, landing);
+        b.copy({rank(child), Buffer::output, seg}, landing);
+      }
+    }
+  }
 }
 
 void copy_root_output(Builder& b, Buffer source) {

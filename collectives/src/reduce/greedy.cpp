@@ -76,9 +76,13 @@ struct Transfer {
 
 class GreedyReduce {
  public:
-  GreedyReduce(Builder& b, std::size_t segment_elems)
-      : b_(b), segments_(segments({0, b.count()}, segment_elems)), state_(static_cast<std::size_t>(b.ranks())) {
-    for (int r = 0; r < b.ranks(); ++r) at(r).lowest = r;
+  // Reduces the inputs of ranks 0 .. ranks-1 (a prefix of the Builder's).
+  GreedyReduce(Builder& b, int ranks, std::size_t segment_elems)
+      : b_(b),
+        ranks_(ranks),
+        segments_(segments({0, b.count()}, segment_elems)),
+        state_(static_cast<std::size_t>(ranks)) {
+    for (int r = 0; r < ranks; ++r) at(r).lowest = r;
   }
 
   // Rank 0 never leaves a segment before all its holders have met it, so
@@ -96,7 +100,7 @@ class GreedyReduce {
   // neighbours paired, the higher sending to the lower.
   std::vector<Transfer> pair_up() const {
     std::vector<int> order;
-    for (int r = 0; r < b_.ranks(); ++r)
+    for (int r = 0; r < ranks_; ++r)
       if (at(r).segment < segments_.size()) order.push_back(r);
     std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return at(x).segment < at(y).segment; });
     std::vector<Transfer> pairs;
@@ -131,7 +135,7 @@ class GreedyReduce {
     receiver.contributions += sender.contributions;
     receiver.lowest = std::min(receiver.lowest, sender.lowest);
     next_segment(t.from);
-    if (t.to == 0 && receiver.contributions == b_.ranks()) next_segment(0);
+    if (t.to == 0 && receiver.contributions == ranks_) next_segment(0);
   }
 
   Slot partial_of(int rank, Range seg) const {
@@ -150,18 +154,22 @@ class GreedyReduce {
   const RankState& at(int rank) const { return state_[static_cast<std::size_t>(rank)]; }
 
   Builder& b_;
+  int ranks_;
   std::vector<Range> segments_;
   std::vector<RankState> state_;
 };
 
 }  // namespace
 
-void reduce_greedy_phase(Builder& b, std::size_t segment_elems) {
-  if (b.ranks() == 1) {
+void reduce_greedy_phase(Builder& b, std::size_t segment_elems) { reduce_greedy_phase(b, b.ranks(), segment_elems); }
+
+void reduce_greedy_phase(Builder& b, int ranks, std::size_t segment_elems) {
+  if (ranks < 1 || ranks > b.ranks()) throw std::invalid_argument("reduce_greedy: ranks must be in 1 .. P");
+  if (ranks == 1) {
     b.copy({0, Buffer::output, {0, b.count()}}, {0, Buffer::input, {0, b.count()}});
     return;
   }
-  GreedyReduce(b, segment_elems).run();
+  GreedyReduce(b, ranks, segment_elems).run();
 }
 
 }  // namespace detail

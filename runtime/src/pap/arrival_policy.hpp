@@ -8,6 +8,7 @@
 // pre_reduced_ring (estimated)   order by estimate, k = prr_presteps(order, tau)
 // arrival_chain (ticket)         rank order (virtual rank = ticket: true arrival order)
 // arrival_prr (ticket)           rank order (k = presteps_all_ahead)
+// arrival_greedy (ticket)        rank order (the last ticket joins last)
 // auto_pap (chosen)              ring / pre_reduced_ring / sorted_linear_tree / arrival_chain
 //
 // Missing estimates (a rank never called edge(), or called it too late for

@@ -28,6 +28,10 @@ Schedule allreduce_sorted_linear_tree(int ranks, std::size_t count, std::size_t 
 // presteps: k by arrival position, empty = all zeros (the ring in arrival
 // order); throws std::invalid_argument when not valid for `ranks`.
 Schedule allreduce_pre_reduced_ring(int ranks, std::size_t count, std::span<const std::uint32_t> presteps);
+// The greedy reduction among the first P-1 arrivals, the last one joining
+// last, then a broadcast from it (arrival_greedy.cpp). segment_elems = 0: one
+// segment.
+Schedule allreduce_arrival_greedy(int ranks, std::size_t count, std::size_t segment_elems);
 
 // Allreduce as a reduce to rank 0 followed by a broadcast of the result, each
 // phase one of the reduce or bcast generators' (reduce_bcast.cpp).
