@@ -30,7 +30,7 @@ std::vector<std::string> algorithms_of(const std::vector<std::string>& choice, i
 const std::vector<std::string>& all_algorithms() {
   static const std::vector<std::string> names = {
       "ring",          "rabenseifner", "sorted_linear_tree", "pre_reduced_ring",
-      "arrival_chain", "arrival_prr",  "auto_pap",           "mpi"};
+      "arrival_chain", "arrival_prr",  "arrival_greedy",     "auto_pap", "mpi"};
   return names;
 }
 

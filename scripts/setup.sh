@@ -9,7 +9,7 @@
 set -euo pipefail
 
 EB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-EB_PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libtbb-dev libhwloc-dev doctest-dev libcli11-dev)
+EB_PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libtbb-dev libhwloc-dev doctest-dev libcli11-dev iproute2 util-linux)
 
 eb_deps() {
   local missing=()

@@ -25,8 +25,8 @@ namespace earlybird::testing {
 
 // The algorithms under test: the PAP ones and `ring` as the control.
 inline const std::vector<std::string>& pap_algorithms() {
-  static const std::vector<std::string> names{"sorted_linear_tree", "pre_reduced_ring", "arrival_chain",
-                                              "arrival_prr",        "auto_pap",         "ring"};
+  static const std::vector<std::string> names{"sorted_linear_tree", "pre_reduced_ring", "arrival_chain", "arrival_prr",
+                                              "arrival_greedy",     "auto_pap",         "ring"};
   return names;
 }
 

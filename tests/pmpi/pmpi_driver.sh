@@ -7,6 +7,7 @@
 #                                             every intercepted call (and what passed through)
 #   pmpi_driver.sh errors  PROGRAM LIBRARY P  error handlers, thread level
 #   pmpi_driver.sh env     PROGRAM LIBRARY P  the environment picks algorithms
+# EB_MPIRUN replaces mpirun (the multihost tier: scripts/cluster.sh mpirun).
 set -uo pipefail
 mode=$1 program=$2 library=$3 ranks=$4
 work=$(mktemp -d)
@@ -25,7 +26,7 @@ run() {
   shift
   while [ "$1" != "--" ]; do exports+=(-x "$1"); shift; done
   shift
-  timeout 150 mpirun -np "$ranks" --oversubscribe "${exports[@]}" "$program" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  timeout 150 ${EB_MPIRUN:-mpirun} -np "$ranks" --oversubscribe "${exports[@]}" "$program" "$@" >"$work/$name.out" 2>"$work/$name.err"
 }
 
 # Small calls go to earlybird too, so every code path runs.

@@ -79,15 +79,6 @@ void run_case(SimWorld& world, const PapCase& c, Failures& failures) {
 
 // The shared list (tests/common/arrival.hpp, also the MPI tier's) and
 // arrival_greedy, which only this tier runs so far.
-const std::vector<std::string>& sim_pap_algorithms() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> all = pap_algorithms();
-    all.insert(all.end() - 1, "arrival_greedy");  // before the control
-    return all;
-  }();
-  return names;
-}
-
 std::vector<std::size_t> counts_for(int p) {
   return {0, 1, static_cast<std::size_t>(p + 1), 1000, 100000};
 }
@@ -120,7 +111,7 @@ TEST_CASE("the catalogue binds each PAP algorithm to its arrival order") {
 TEST_CASE("PAP allreduce is exact for every arrival pattern and monitoring mode, P = 1..8") {
   for (int p : {1, 2, 3, 4, 5, 8}) {
     std::uint32_t offset = static_cast<std::uint32_t>(p);
-    for (const std::string& algorithm : sim_pap_algorithms()) {
+    for (const std::string& algorithm : pap_algorithms()) {
       CAPTURE(p);
       CAPTURE(algorithm);
       SimWorld world(p, sim_options());
@@ -135,7 +126,7 @@ TEST_CASE("PAP allreduce is exact for every arrival pattern and monitoring mode,
 TEST_CASE("consecutive PAP calls on one communicator, a different late rank each time") {
   const Edges modes[] = {Edges::every_rank, Edges::unmonitored, Edges::just_before};  // unmonitored: stale estimates
   for (int p : {3, 5}) {
-    for (const std::string& algorithm : sim_pap_algorithms()) {
+    for (const std::string& algorithm : pap_algorithms()) {
       CAPTURE(p);
       CAPTURE(algorithm);
       SimWorld world(p, sim_options());
@@ -285,7 +276,7 @@ bool clear_commutativity_error(const Outcome& outcome, const std::string& algori
 TEST_CASE("a non-commutative operator: exact in rank order, or refused with a clear error") {
   SimWorld world(3, sim_options());
   Failures failures;
-  for (const std::string& algorithm : sim_pap_algorithms()) {
+  for (const std::string& algorithm : pap_algorithms()) {
     CAPTURE(algorithm);
     const Outcome outcome = concatenation_outcome(world, algorithm, failures);
     CAPTURE(outcome.kind);

@@ -37,6 +37,18 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
 
 CommCore::~CommCore() = default;
 
+std::shared_ptr<CommCore> CommCore::create(ProgressEngine& engine, std::unique_ptr<Transport> transport,
+                                           CommOptions options) {
+  auto core = std::make_shared<CommCore>(engine, std::move(transport), options);
+  if (core->transport_->needs_service()) {
+    engine.submit([self = core] {
+      self->serving_ = true;
+      self->engine_->activate(self);
+    });
+  }
+  return core;
+}
+
 // Rooted and plain collectives bind statically; arrival-ordered ones learn
 // their plan and binding from the arrival session when they start.
 std::unique_ptr<Binding> CommCore::binding_for(const coll::Algorithm& algorithm, const PlanCache::Key& key, int root,
@@ -124,9 +136,9 @@ void CommCore::enqueue(std::vector<Pending> items) {
 }
 
 bool CommCore::poll(bool& still_active) {
-  bool progressed = false;
+  bool progressed = serving_ && transport_->poll_hook();
   if (active_.op) {
-    progressed = active_.op->poll();
+    progressed |= active_.op->poll();
     if (active_.op->finished()) {
       retire();
       progressed = true;
@@ -138,14 +150,15 @@ bool CommCore::poll(bool& still_active) {
     start_next();
     progressed = true;
   }
-  still_active = active_.op || !queue_.empty();
-  if (!still_active) {
+  if (!active_.op && queue_.empty() && !drain_waiters_.empty()) {
+    serving_ = false;  // close(): the caller's thread serves the transport from here on
     // Completing a waiter may let close() return and the owner drop its
     // reference: take the list out first (the engine still holds this core).
     auto waiters = std::move(drain_waiters_);
     drain_waiters_.clear();
     for (auto& waiter : waiters) waiter->complete();
   }
+  still_active = active_.op || !queue_.empty() || serving_;
   return progressed;
 }
 
@@ -195,7 +208,7 @@ void CommCore::retire() {
 std::shared_ptr<CommCore> CommCore::split(int color, int key) {
   auto transport = transport_->split(color, key, layout_.total_bytes());
   if (!transport) return nullptr;
-  return std::make_shared<CommCore>(*engine_, std::move(transport), options_);
+  return create(*engine_, std::move(transport), options_);
 }
 
 // A call waiting past its straggler threshold asks every rank (one remote

@@ -35,8 +35,11 @@ WindowLayout layout_for(const CommOptions& options, int ranks);
 
 class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> {
  public:
-  // `engine` must outlive the core (Runtime and SimWorld own both).
+  // `engine` must outlive the core (Runtime and SimWorld own both). Use
+  // create(): a transport that needs service is polled from the start.
   CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport, CommOptions options);
+  static std::shared_ptr<CommCore> create(ProgressEngine& engine, std::unique_ptr<Transport> transport,
+                                          CommOptions options);
   ~CommCore() override;
 
   int rank() const { return rank_; }
@@ -49,6 +52,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   void close();
 
   bool poll(bool& still_active) override;
+  bool urgent() const override { return active_.op || !queue_.empty(); }
 
   // Communicator::phase_begin, edge, phase_end, straggler_report, last_decision.
   pap::ArrivalSession& arrival() { return arrival_; }
@@ -91,6 +95,7 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   LaneGuard lanes_;
   std::chrono::steady_clock::time_point active_since_;
   bool active_reported_ = false;
+  bool serving_ = false;  // polling a transport that needs service, until close()
   std::string broken_;
   std::vector<std::shared_ptr<FutureState>> drain_waiters_;
 };

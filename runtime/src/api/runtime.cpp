@@ -1,6 +1,7 @@
 #include "comm_core.hpp"
 
-#include "../rma/mpi_transport.hpp"
+#include "../rma/mpi_comm.hpp"
+#include "../rma/transport_choice.hpp"
 #include "../topo/topology.hpp"
 
 #include <earlybird/runtime.hpp>
@@ -52,8 +53,8 @@ struct Runtime::Impl {
   Communicator make(MPI_Comm comm) {
     int ranks = 0;
     MPI_Comm_size(comm, &ranks);
-    auto transport = std::make_unique<MpiTransport>(comm, detail::layout_for(comm_options, ranks).total_bytes());
-    auto core = std::make_shared<detail::CommCore>(*engine, std::move(transport), comm_options);
+    auto chosen = make_mpi_transport(comm, detail::layout_for(comm_options, ranks).total_bytes(), comm_options);
+    auto core = detail::CommCore::create(*engine, std::move(chosen.transport), comm_options);
     cores.push_back(core);
     return Communicator(detail::user_handle(std::move(core)));
   }

@@ -26,7 +26,7 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   if (ranks > topo::core_count()) topo::note_oversubscribed();
   for (int r = 0; r < ranks; ++r) {
     impl_->engines.push_back(std::make_unique<ProgressEngine>(EngineOptions{options.worker_threads, -1}));
-    auto core = std::make_shared<detail::CommCore>(*impl_->engines.back(), std::make_unique<InProcTransport>(fabric, r),
+    auto core = detail::CommCore::create(*impl_->engines.back(), std::make_unique<InProcTransport>(fabric, r),
                                                    comm_options);
     impl_->comms.emplace_back(detail::user_handle(std::move(core)));
   }

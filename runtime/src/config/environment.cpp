@@ -52,6 +52,14 @@ std::string algorithm_from(coll::Collective collective) {
   return value;
 }
 
+TransportPreference transport_from_environment() {
+  const char* value = env("EARLYBIRD_TRANSPORT");
+  if (!value || std::string(value) == "auto") return TransportPreference::automatic;
+  if (std::string(value) == "rma") return TransportPreference::rma;
+  if (std::string(value) == "p2p") return TransportPreference::p2p;
+  throw Error(std::string("earlybird: EARLYBIRD_TRANSPORT=") + value + " is not one of auto, rma, p2p");
+}
+
 }  // namespace
 
 CommOptions comm_options_from_environment() {
@@ -60,6 +68,7 @@ CommOptions comm_options_from_environment() {
   o.timeout = milliseconds_or("EARLYBIRD_TIMEOUT_MS", o.timeout);
   o.straggler_after = milliseconds_or("EARLYBIRD_STRAGGLER_MS", o.straggler_after);
   o.verbose = set_to_one("EARLYBIRD_VERBOSE");
+  o.transport = transport_from_environment();
   return o;
 }
 

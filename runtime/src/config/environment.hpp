@@ -13,6 +13,9 @@
 
 namespace earlybird::config {
 
+// EARLYBIRD_TRANSPORT: which transport a communicator's window uses.
+enum class TransportPreference { automatic, rma, p2p };
+
 // What every communicator is created with.
 struct CommOptions {
   std::size_t scratch_bytes = 8u << 20;  // per lane: EARLYBIRD_SCRATCH_BYTES
@@ -20,6 +23,7 @@ struct CommOptions {
   std::chrono::milliseconds timeout{120000};     // EARLYBIRD_TIMEOUT_MS
   std::chrono::milliseconds straggler_after{0};  // EARLYBIRD_STRAGGLER_MS; 0: off
   bool verbose = false;                          // EARLYBIRD_VERBOSE=1
+  TransportPreference transport = TransportPreference::automatic;  // EARLYBIRD_TRANSPORT
 };
 CommOptions comm_options_from_environment();
 

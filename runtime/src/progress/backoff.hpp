@@ -26,6 +26,7 @@ class Backoff {
   static constexpr int kYieldSteps = 200;
   static constexpr int kSharedYieldSteps = 20000;  // ~ tens of milliseconds of yields
   static constexpr int kMaxDoublings = 7;          // sleeps cap at 128 us
+  static constexpr int kMaxIdleDoublings = 7;      // idle sleeps cap at 128 us too
   static constexpr int kRelaxesPerSpin = 16;
 
   // Shared: the poller competes for its cores with threads it waits on (a
@@ -34,6 +35,11 @@ class Backoff {
   // late and every hop of a collective waits for one.
   explicit Backoff(bool shared)
       : spin_steps_(shared ? 0 : kSpinSteps), yield_steps_(shared ? kSharedYieldSteps : kYieldSteps) {}
+  // For a poller with nothing urgent (serving a transport between
+  // collectives): sleeps from the first step, so the threads that do have
+  // work keep the cores.
+  // Its sleeps grow to 2^kMaxIdleDoublings us.
+  static Backoff idle() { return Backoff(0, 0, kMaxIdleDoublings); }
   void reset() { step_ = 0; }
 
   // Advances one step and returns what it calls for: steps 1, 2, ... spin
@@ -43,7 +49,7 @@ class Backoff {
     if (step_ < kLastStep) ++step_;  // saturates: the sleep is capped long before
     if (step_ < spin_steps_) return {BackoffAction::Kind::spin, 0};
     if (step_ < spin_steps_ + yield_steps_) return {BackoffAction::Kind::yield, 0};
-    const int doublings = std::min(step_ - spin_steps_ - yield_steps_, kMaxDoublings);
+    const int doublings = std::min(step_ - spin_steps_ - yield_steps_, max_doublings_);
     return {BackoffAction::Kind::sleep, 1 << doublings};
   }
   void pause() { perform(next()); }
@@ -63,9 +69,12 @@ class Backoff {
   }
 
  private:
-  static constexpr int kLastStep = kSpinSteps + kSharedYieldSteps + kMaxDoublings + 1;
+  Backoff(int spin_steps, int yield_steps, int max_doublings)
+      : spin_steps_(spin_steps), yield_steps_(yield_steps), max_doublings_(max_doublings) {}
+  static constexpr int kLastStep = kSpinSteps + kSharedYieldSteps + kMaxIdleDoublings + 1;
   int spin_steps_;
   int yield_steps_;
+  int max_doublings_ = kMaxDoublings;
   int step_ = 0;
 };
 

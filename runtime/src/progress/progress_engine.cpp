@@ -88,6 +88,13 @@ bool ProgressEngine::poll_active() {
   return progressed;
 }
 
+// Sleeps as `step` says, but wakes at once when a request is submitted.
+void ProgressEngine::wait_for_request(const BackoffAction& step) {
+  if (step.kind != BackoffAction::Kind::sleep) return Backoff::perform(step);
+  std::unique_lock lock(mutex_);
+  wake_.wait_for(lock, std::chrono::microseconds(step.sleep_us), [&] { return stop_ || !requests_.empty(); });
+}
+
 void ProgressEngine::run() {
   // Short sleeps in the backoff should be microseconds, not the default 50 us slack.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -98,11 +105,13 @@ void ProgressEngine::run() {
   }
   wake_.notify_all();
   Backoff backoff(topo::cores_shared());
+  Backoff idle_backoff = Backoff::idle();
   for (;;) {
     count(loop_turns_);
     const bool progressed = drain_requests() | poll_active();
     if (progressed) {
       backoff.reset();
+      idle_backoff.reset();
       continue;
     }
     // Idle: block until a request arrives. (Spinning here first was measured
@@ -118,7 +127,14 @@ void ProgressEngine::run() {
       backoff.reset();
       continue;
     }
-    backoff.pause();
+    const bool urgent = std::any_of(active_.begin(), active_.end(), [](const auto& p) { return p->urgent(); });
+    if (urgent) {
+      idle_backoff.reset();
+      backoff.pause();
+    } else {
+      backoff.reset();
+      wait_for_request(idle_backoff.next());
+    }
   }
 }
 

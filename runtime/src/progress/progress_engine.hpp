@@ -18,6 +18,8 @@
 
 namespace earlybird {
 
+struct BackoffAction;
+
 // Something with outstanding work the progress thread must poll.
 class Pollable {
  public:
@@ -25,6 +27,9 @@ class Pollable {
   // Progress thread only. Returns true if it made progress; false when idle.
   // `still_active` is set false when it has nothing left to poll.
   virtual bool poll(bool& still_active) = 0;
+  // False while it only waits for something that may take long (a transport
+  // served between collectives): the engine then polls with idle backoff.
+  virtual bool urgent() const { return true; }
 };
 
 struct EngineOptions {
@@ -56,6 +61,7 @@ class ProgressEngine {
   void run();
   bool drain_requests();
   bool poll_active();
+  void wait_for_request(const BackoffAction& step);
 
   EngineOptions options_;
   oneapi::tbb::task_arena arena_;

@@ -11,21 +11,12 @@
 // allocate windows in Open MPI 4.1.4.
 #pragma once
 
+#include "mpi_comm.hpp"
 #include "transport.hpp"
 
 #include <mpi.h>
 
 namespace earlybird {
-
-// Clock agreement with rank 0 (Cristian's method): rank 0 exchanges
-// kClockRounds ping-pongs with each rank; the round with the shortest round
-// trip gives offset = t_rank - (t0_send + t0_receive) / 2, with an error of at
-// most half that round trip (docs/design.md quotes the measured bounds).
-struct ClockSync {
-  std::int64_t offset_ns = 0;  // this rank's steady clock minus rank 0's
-  std::int64_t origin_ns = 0;  // rank 0's steady clock at the agreement
-};
-ClockSync agree_on_clock(MPI_Comm comm);
 
 class MpiTransport final : public Transport {
  public:
@@ -49,7 +40,7 @@ class MpiTransport final : public Transport {
   void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
-  void poll_hook() override;
+  bool poll_hook() override;
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
   void close() override;
 
@@ -62,8 +53,5 @@ class MpiTransport final : public Transport {
   int size_ = 0;
   ClockSync clock_;
 };
-
-// Throws earlybird::Error naming `what` and MPI's error string unless rc is MPI_SUCCESS.
-void check_mpi(int rc, const char* what);
 
 }  // namespace earlybird

@@ -49,8 +49,13 @@ class Transport {
   // Rank 0's steady clock, in nanoseconds, when the transport was created:
   // the origin of the communicator's global time (see pap/global_clock.hpp).
   virtual std::int64_t clock_origin_ns() const = 0;
-  // Called between polls so the library can make passive-target progress.
-  virtual void poll_hook() {}
+  // Called between polls so the library can make passive-target progress, or
+  // (needs_service) so this transport can apply its peers' requests. Returns
+  // true when it did something.
+  virtual bool poll_hook() { return false; }
+  // True when the transport must be polled even while its communicator has no
+  // collective active (the point-to-point transport: peers' requests).
+  virtual bool needs_service() const { return false; }
   // A transport over the ranks passing the same color (MPI_Comm_split order),
   // with a window of `window_bytes`. Collective over this transport's ranks.
   virtual std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) = 0;

@@ -1,0 +1,360 @@
+#include "p2p_transport.hpp"
+
+#include "../progress/backoff.hpp"
+#include "../topo/topology.hpp"
+
+#include <earlybird/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <string>
+
+namespace earlybird {
+namespace {
+
+constexpr int kRequestTag = 7401;
+constexpr int kDataTag = 7402;
+constexpr int kAnswerTag = 7403;
+
+int mpi_count(std::size_t bytes, const char* what) {
+  if (bytes > static_cast<std::size_t>(INT_MAX))
+    throw Error(std::string("earlybird p2p transport: ") + what + " of " + std::to_string(bytes) +
+                " bytes is larger than one MPI message can carry");
+  return static_cast<int>(bytes);
+}
+
+std::atomic_ref<std::uint64_t> word_at(std::byte* address) {
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(address));
+}
+
+}  // namespace
+
+P2pTransport::P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono::milliseconds wait_limit)
+    : comm_(duplicate_for_transport(comm, window_bytes)), window_(window_bytes), wait_limit_(wait_limit) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  sources_.resize(static_cast<std::size_t>(size_));
+  posted_.resize(static_cast<std::size_t>(size_ > 1 ? kPostedReceives : 0));
+  for (auto& slot : posted_) {
+    slot.buffer.resize(sizeof(Header) + kInlineBytes);
+    post(slot);
+  }
+  clock_ = agree_on_clock(comm_);
+}
+
+P2pTransport::~P2pTransport() {
+  try {
+    close();
+  } catch (...) {
+    // Destructors do not throw; close() reported nothing the caller can act on.
+  }
+}
+
+void P2pTransport::post(Posted& slot) {
+  check_mpi(MPI_Irecv(slot.buffer.data(), static_cast<int>(slot.buffer.size()), MPI_BYTE, MPI_ANY_SOURCE,
+                      kRequestTag, comm_, &slot.request),
+            "MPI_Irecv (p2p requests)");
+}
+
+std::byte* P2pTransport::at(std::size_t offset, std::size_t bytes, const char* what) {
+  if (offset > window_.size() || bytes > window_.size() - offset)
+    throw Error(std::string("earlybird p2p transport: ") + what + " of " + std::to_string(bytes) +
+                " bytes at offset " + std::to_string(offset) + " is outside the " +
+                std::to_string(window_.size()) + "-byte window");
+  return window_.data() + offset;
+}
+
+// ---- target side ------------------------------------------------------------
+
+bool P2pTransport::service() {
+  if (comm_ == MPI_COMM_NULL) return false;
+  bool progressed = finish_data_receives();
+  progressed |= take_matched();
+  progressed |= finish_sends();
+  return progressed;
+}
+
+// Applies requests whose receive matched, oldest first (posting order is
+// matching order, so each source's requests are applied in the order sent).
+bool P2pTransport::take_matched() {
+  bool progressed = false;
+  while (!posted_.empty()) {
+    Posted& slot = posted_[next_];
+    int done = 0;
+    MPI_Status status;
+    check_mpi(MPI_Test(&slot.request, &done, &status), "MPI_Test (p2p requests)");
+    if (!done) break;
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    Source& source = sources_[static_cast<std::size_t>(status.MPI_SOURCE)];
+    if (source.data != MPI_REQUEST_NULL) {
+      source.deferred.emplace_back(slot.buffer.begin(), slot.buffer.begin() + bytes);
+    } else {
+      apply_and_answer(status.MPI_SOURCE, slot.buffer.data(), static_cast<std::size_t>(bytes));
+    }
+    post(slot);
+    next_ = (next_ + 1) % posted_.size();
+    progressed = true;
+  }
+  return progressed;
+}
+
+bool P2pTransport::finish_data_receives() {
+  bool progressed = false;
+  for (std::size_t i = 0; i < receiving_.size();) {
+    Source& source = sources_[static_cast<std::size_t>(receiving_[i])];
+    int done = 0;
+    check_mpi(MPI_Test(&source.data, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p put data)");
+    if (!done) {
+      ++i;
+      continue;
+    }
+    progressed = true;
+    const int from = receiving_[i];
+    receiving_[i] = receiving_.back();
+    receiving_.pop_back();
+    while (source.data == MPI_REQUEST_NULL && !source.deferred.empty()) {
+      const std::vector<std::byte> message = std::move(source.deferred.front());
+      source.deferred.pop_front();
+      apply_and_answer(from, message.data(), message.size());
+    }
+  }
+  return progressed;
+}
+
+bool P2pTransport::finish_sends() {
+  bool progressed = false;
+  while (!outgoing_.empty()) {
+    int done = 0;
+    check_mpi(MPI_Test(&outgoing_.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p send)");
+    if (!done) break;
+    outgoing_.pop_front();
+    progressed = true;
+  }
+  return progressed;
+}
+
+P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, std::size_t bytes) {
+  Header header;
+  if (bytes < sizeof header) throw Error("earlybird p2p transport: a request shorter than its header arrived");
+  std::memcpy(&header, message, sizeof header);
+  const std::byte* data = message + sizeof header;
+  const std::size_t data_bytes = bytes - sizeof header;
+  Answer answer;
+  switch (header.kind) {
+    case Kind::put:
+      std::memcpy(at(header.offset, data_bytes, "a put"), data, data_bytes);
+      return answer;
+    case Kind::put_data: {
+      Source& from = sources_[static_cast<std::size_t>(source)];
+      check_mpi(MPI_Irecv(at(header.offset, header.count, "a put"), mpi_count(header.count, "a put"), MPI_BYTE,
+                          source, kDataTag, comm_, &from.data),
+                "MPI_Irecv (p2p put data)");
+      receiving_.push_back(source);
+      return answer;
+    }
+    case Kind::notify:
+      word_at(at(header.offset, sizeof(std::uint64_t), "a flag")).store(header.value, std::memory_order_release);
+      return answer;
+    case Kind::get:
+      answer.expected = true;
+      answer.window_data = at(header.offset, header.count, "a get");
+      answer.bytes = header.count;
+      return answer;
+    case Kind::load_words: {
+      std::byte* words = at(header.offset, header.count * sizeof(std::uint64_t), "a read");
+      answer.expected = true;
+      answer.payload.resize(header.count * sizeof(std::uint64_t));
+      for (std::size_t i = 0; i < header.count; ++i) {
+        const std::uint64_t value = word_at(words + 8 * i).load(std::memory_order_acquire);
+        std::memcpy(answer.payload.data() + 8 * i, &value, sizeof value);
+      }
+      return answer;
+    }
+    case Kind::store_words: {
+      std::byte* words = at(header.offset, data_bytes, "a store");
+      for (std::size_t i = 0; i < data_bytes / sizeof(std::uint64_t); ++i) {
+        std::uint64_t value = 0;
+        std::memcpy(&value, data + 8 * i, sizeof value);
+        word_at(words + 8 * i).store(value, std::memory_order_release);
+      }
+      answer.expected = true;
+      return answer;
+    }
+    case Kind::fetch_add: {
+      const std::uint64_t previous =
+          word_at(at(header.offset, sizeof(std::uint64_t), "a fetch-add")).fetch_add(header.value);
+      answer.expected = true;
+      answer.payload.resize(sizeof previous);
+      std::memcpy(answer.payload.data(), &previous, sizeof previous);
+      return answer;
+    }
+    case Kind::close:
+      ++closed_peers_;
+      return answer;
+  }
+  throw Error("earlybird p2p transport: a request of unknown kind arrived from rank " + std::to_string(source));
+}
+
+void P2pTransport::apply_and_answer(int source, const std::byte* message, std::size_t bytes) {
+  Answer answer = apply(source, message, bytes);
+  if (!answer.expected) return;
+  Outgoing out;
+  out.buffer = std::move(answer.payload);
+  const void* data = answer.window_data ? static_cast<const void*>(answer.window_data) : out.buffer.data();
+  const std::size_t size = answer.window_data ? answer.bytes : out.buffer.size();
+  check_mpi(MPI_Isend(data, mpi_count(size, "an answer"), MPI_BYTE, source, kAnswerTag, comm_, &out.request),
+            "MPI_Isend (p2p answer)");
+  outgoing_.push_back(std::move(out));
+}
+
+// ---- origin side ------------------------------------------------------------
+
+// A request and up to kInlineBytes of data in one message; the caller may
+// reuse `data` on return (it was copied).
+void P2pTransport::send(int target, const Header& header, const void* data, std::size_t bytes) {
+  Outgoing out;
+  out.buffer.resize(sizeof header + bytes);
+  std::memcpy(out.buffer.data(), &header, sizeof header);
+  if (bytes > 0) std::memcpy(out.buffer.data() + sizeof header, data, bytes);
+  if (target == rank_) {
+    apply(rank_, out.buffer.data(), out.buffer.size());
+    return;
+  }
+  check_mpi(MPI_Isend(out.buffer.data(), static_cast<int>(out.buffer.size()), MPI_BYTE, target, kRequestTag, comm_,
+                      &out.request),
+            "MPI_Isend (p2p request)");
+  outgoing_.push_back(std::move(out));
+}
+
+// Sends a request and waits for the target's answer (`answer_bytes` into `answer`).
+void P2pTransport::ask(int target, const Header& header, const void* data, std::size_t bytes, void* answer,
+                       std::size_t answer_bytes, const char* what) {
+  if (target == rank_) {
+    std::vector<std::byte> message(sizeof header + bytes);
+    std::memcpy(message.data(), &header, sizeof header);
+    if (bytes > 0) std::memcpy(message.data() + sizeof header, data, bytes);
+    const Answer local = apply(rank_, message.data(), message.size());
+    const std::byte* from = local.window_data ? local.window_data : local.payload.data();
+    if (answer_bytes > 0) std::memcpy(answer, from, answer_bytes);
+    return;
+  }
+  MPI_Request reply = MPI_REQUEST_NULL;
+  check_mpi(MPI_Irecv(answer, mpi_count(answer_bytes, what), MPI_BYTE, target, kAnswerTag, comm_, &reply),
+            "MPI_Irecv (p2p answer)");
+  send(target, header, data, bytes);
+  wait(reply, target, what);
+}
+
+void P2pTransport::wait(MPI_Request& request, int peer, const char* what) {
+  const auto deadline = std::chrono::steady_clock::now() + wait_limit_;
+  Backoff backoff(topo::cores_shared());
+  for (;;) {
+    int done = 0;
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p wait)");
+    if (done) return;
+    if (service()) {
+      backoff.reset();
+      continue;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      MPI_Cancel(&request);
+      MPI_Request_free(&request);
+      throw Error("earlybird p2p transport: rank " + std::to_string(rank_) + " waited " +
+                  std::to_string(wait_limit_.count()) + " ms for rank " + std::to_string(peer) + " to take " + what +
+                  " (it may have stopped, or stopped calling MPI)");
+    }
+    backoff.pause();
+  }
+}
+
+void P2pTransport::put(int target, std::size_t offset, const void* src, std::size_t bytes) {
+  if (bytes <= kInlineBytes || target == rank_) {
+    send(target, Header{Kind::put, offset, bytes, 0}, src, bytes);
+    return;
+  }
+  send(target, Header{Kind::put_data, offset, bytes, 0}, nullptr, 0);
+  MPI_Request data = MPI_REQUEST_NULL;
+  check_mpi(MPI_Isend(src, mpi_count(bytes, "a put"), MPI_BYTE, target, kDataTag, comm_, &data),
+            "MPI_Isend (p2p put data)");
+  wait(data, target, "a put's data");
+}
+
+void P2pTransport::get(int target, std::size_t offset, void* dst, std::size_t bytes) {
+  ask(target, Header{Kind::get, offset, bytes, 0}, nullptr, 0, dst, bytes, "a get");
+}
+
+void P2pTransport::notify(int target, std::size_t offset, std::uint64_t value) {
+  send(target, Header{Kind::notify, offset, 0, value}, nullptr, 0);
+}
+
+std::uint64_t P2pTransport::load_flag(std::size_t offset) {
+  return word_at(window_.data() + offset).load(std::memory_order_acquire);
+}
+
+void P2pTransport::store_local(std::size_t offset, std::uint64_t value) {
+  word_at(window_.data() + offset).store(value, std::memory_order_release);
+}
+
+std::uint64_t P2pTransport::load_remote(int target, std::size_t offset) {
+  std::uint64_t value = 0;
+  load_remote_words(target, offset, &value, 1);
+  return value;
+}
+
+std::uint64_t P2pTransport::fetch_add(int target, std::size_t offset, std::uint64_t value) {
+  std::uint64_t previous = 0;
+  ask(target, Header{Kind::fetch_add, offset, 0, value}, nullptr, 0, &previous, sizeof previous, "a fetch-add");
+  return previous;
+}
+
+void P2pTransport::load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) {
+  ask(target, Header{Kind::load_words, offset, count, 0}, nullptr, 0, out, count * sizeof(std::uint64_t),
+      "a remote read");
+}
+
+void P2pTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
+  const std::size_t bytes = count * sizeof(std::uint64_t);
+  if (bytes > kInlineBytes) throw Error("earlybird p2p transport: a remote store of more than 8 KiB of words");
+  ask(target, Header{Kind::store_words, offset, count, 0}, words, bytes, nullptr, 0, "a remote store");
+}
+
+std::unique_ptr<Transport> P2pTransport::split(int color, int key, std::size_t window_bytes) {
+  return split_transport<P2pTransport>(comm_, color, key, window_bytes, wait_limit_);
+}
+
+// Collective: tells every peer this rank sends nothing more, and keeps
+// answering until every peer said the same, so no request is left unanswered.
+void P2pTransport::close() {
+  if (comm_ == MPI_COMM_NULL) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  for (int peer = 0; peer < size_; ++peer)
+    if (peer != rank_) send(peer, Header{Kind::close, 0, 0, 0}, nullptr, 0);
+  const auto deadline = std::chrono::steady_clock::now() + wait_limit_;
+  Backoff backoff(topo::cores_shared());
+  while ((closed_peers_ < size_ - 1 || !outgoing_.empty() || !receiving_.empty()) &&
+         std::chrono::steady_clock::now() < deadline) {
+    if (service()) {
+      backoff.reset();
+    } else {
+      backoff.pause();
+    }
+  }
+  for (auto& slot : posted_) {
+    MPI_Cancel(&slot.request);
+    MPI_Request_free(&slot.request);
+  }
+  for (auto& out : outgoing_) {
+    MPI_Cancel(&out.request);
+    MPI_Request_free(&out.request);
+  }
+  outgoing_.clear();
+  MPI_Comm_free(&comm_);
+  comm_ = MPI_COMM_NULL;
+}
+
+}  // namespace earlybird

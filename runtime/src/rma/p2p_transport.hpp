@@ -1,0 +1,143 @@
+// Point-to-point transport: the Transport interface over MPI_Isend/MPI_Irecv,
+// for networks where MPI RMA is missing or slow (over TCP, Open MPI 4.1's
+// osc/rdma cannot allocate a window and osc/ucx emulates RMA with messages the
+// target only handles when its own thread enters the right UCX worker).
+//
+// Each rank keeps its window in ordinary memory. A one-sided operation becomes
+// a request that the target's progress thread applies: the target keeps
+// kPostedReceives receives posted for any source (so a request needs no action
+// by the target's user thread), applies requests in the order they matched,
+// and answers those that return something. A request carries up to
+// kInlineBytes of data in the same message; a larger put sends its data as a
+// second message that the target receives straight into its window.
+//
+// Order and completion (what the executor and the arrival board rely on):
+//   put, notify: applied at the target in the order this rank issued them to
+//     that target (MPI's non-overtaking rule plus in-order application); put
+//     returns when the source memory may be reused, notify at once.
+//   get, load_remote, load_remote_words, fetch_add, store_remote_words: return
+//     after the target answered, so they are complete at the target on return.
+// Every wait services this rank's own incoming requests, so two ranks waiting
+// on each other cannot deadlock, and fails with earlybird::Error naming the
+// peer after `wait_limit`. Between operations the communicator keeps polling
+// the transport (needs_service), so a peer's put into this window never waits
+// for this rank's next collective.
+//
+// Per source, at the target:
+//   state       request arrives             data message arrives
+//   ready       apply it (put with data:    -
+//               post its receive → receiving)
+//   receiving   copy it aside (deferred)    → ready; apply the deferred in order
+//
+// Requests to this rank itself (the arrival board lives in rank 0's window)
+// are applied at once, without MPI.
+//
+// Cost: a put of m bytes is one message (m ≤ kInlineBytes, copied once on
+// each side) or two (header, then the data received in place); a read is a
+// round trip. Limitation: one request in flight per caller (the progress
+// thread), as with the RMA transport's flush after every operation.
+#pragma once
+
+#include "mpi_comm.hpp"
+#include "transport.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace earlybird {
+
+class P2pTransport final : public Transport {
+ public:
+  static constexpr std::size_t kInlineBytes = 8192;
+  static constexpr int kPostedReceives = 16;
+
+  // Duplicates `comm` and allocates a zeroed window of `window_bytes` on each
+  // rank. Collective. All ranks must ask for the same size. Waits for a peer
+  // fail after `wait_limit`.
+  P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono::milliseconds wait_limit);
+  ~P2pTransport() override;
+  P2pTransport(const P2pTransport&) = delete;
+  P2pTransport& operator=(const P2pTransport&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::byte* window() override { return window_.data(); }
+  std::size_t window_bytes() const override { return window_.size(); }
+  void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
+  void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
+  void notify(int target, std::size_t offset, std::uint64_t value) override;
+  std::uint64_t load_flag(std::size_t offset) override;
+  std::uint64_t load_remote(int target, std::size_t offset) override;
+  void store_local(std::size_t offset, std::uint64_t value) override;
+  std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
+  void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
+  void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
+  std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
+  std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
+  bool needs_service() const override { return true; }
+  bool poll_hook() override { return service(); }
+  std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
+  void close() override;
+
+ private:
+  enum class Kind : std::uint64_t { put, put_data, notify, get, load_words, store_words, fetch_add, close };
+  struct Header {
+    Kind kind;
+    std::uint64_t offset;
+    std::uint64_t count;  // bytes (put, put_data, get) or words (load_words, store_words)
+    std::uint64_t value;  // notify, fetch_add
+  };
+  struct Posted {
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::vector<std::byte> buffer;
+  };
+  struct Source {
+    MPI_Request data = MPI_REQUEST_NULL;  // a put's data being received into the window
+    std::deque<std::vector<std::byte>> deferred;
+  };
+  struct Outgoing {
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::vector<std::byte> buffer;  // empty when the data lives in the window
+  };
+  // What a request returns to its origin: `payload`, or `bytes` of the window
+  // at `window_data` (a get); nothing when !expected.
+  struct Answer {
+    bool expected = false;
+    std::vector<std::byte> payload;
+    const std::byte* window_data = nullptr;
+    std::size_t bytes = 0;
+  };
+
+  // Target side.
+  bool service();
+  bool take_matched();
+  bool finish_data_receives();
+  bool finish_sends();
+  Answer apply(int source, const std::byte* message, std::size_t bytes);
+  void apply_and_answer(int source, const std::byte* message, std::size_t bytes);
+  void post(Posted& slot);
+  // Origin side.
+  void send(int target, const Header& header, const void* data, std::size_t bytes);
+  void ask(int target, const Header& header, const void* data, std::size_t bytes, void* answer,
+           std::size_t answer_bytes, const char* what);
+  void wait(MPI_Request& request, int peer, const char* what);
+  std::byte* at(std::size_t offset, std::size_t bytes, const char* what);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::vector<std::byte> window_;
+  int rank_ = 0;
+  int size_ = 0;
+  std::chrono::milliseconds wait_limit_;
+  ClockSync clock_;
+  std::vector<Posted> posted_;  // matched in posting order: next_ is the oldest
+  std::size_t next_ = 0;
+  std::vector<Source> sources_;
+  std::vector<int> receiving_;  // sources with a data receive outstanding
+  std::deque<Outgoing> outgoing_;
+  int closed_peers_ = 0;
+};
+
+}  // namespace earlybird

@@ -1,0 +1,163 @@
+#include "transport_choice.hpp"
+
+#include "mpi_transport.hpp"
+#include "p2p_transport.hpp"
+#include "window_layout.hpp"
+
+#include <earlybird/error.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+namespace earlybird {
+namespace {
+
+constexpr int kSelfTestRounds = 4;
+constexpr std::size_t kSelfTestDataOffset = 32;  // a free header word (window_layout.hpp)
+constexpr std::chrono::seconds kSelfTestGiveUp{2};
+constexpr int kSelfTestTag = 7311;
+
+// Ring rounds over the transport's own window: put a word and raise a flag at
+// the next rank, wait for the previous rank's. Returns the slowest round in
+// microseconds, or -1 when a round did not complete or carried wrong data.
+double ring_self_test(Transport& t) {
+  const int next = (t.rank() + 1) % t.size();
+  const int previous = (t.rank() + t.size() - 1) % t.size();
+  double slowest_us = 0;
+  for (std::uint64_t round = 1; round <= kSelfTestRounds; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::uint64_t data = (static_cast<std::uint64_t>(t.rank()) << 32) | round;
+    t.put(next, kSelfTestDataOffset, &data, sizeof data);
+    t.notify(next, WindowLayout::kWarmUpWordOffset, round);
+    while (t.load_flag(WindowLayout::kWarmUpWordOffset) < round) {
+      t.poll_hook();
+      if (std::chrono::steady_clock::now() - start > kSelfTestGiveUp) return -1;
+      std::this_thread::yield();
+    }
+    std::uint64_t seen = 0;
+    std::memcpy(&seen, t.window() + kSelfTestDataOffset, sizeof seen);
+    // The previous rank may already be a round ahead: its data, this round or later.
+    if ((seen >> 32) != static_cast<std::uint64_t>(previous) || (seen & 0xffffffffu) < round) return -1;
+    if (t.fetch_add(next, WindowLayout::kTicketCounterOffset, 1) != round - 1) return -1;
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    slowest_us = std::max(slowest_us, took.count());
+  }
+  return slowest_us;
+}
+
+// The same ring with two-sided messages: the slowest round in microseconds,
+// the yardstick for the RMA rounds (both slow down alike on a busy node).
+double ring_reference(MPI_Comm comm, int rank, int size) {
+  const int next = (rank + 1) % size;
+  const int previous = (rank + size - 1) % size;
+  double slowest_us = 0;
+  for (int round = 1; round <= kSelfTestRounds; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    std::uint64_t out = static_cast<std::uint64_t>(round), in = 0;
+    check_mpi(PMPI_Sendrecv(&out, 1, MPI_UINT64_T, next, kSelfTestTag, &in, 1, MPI_UINT64_T, previous, kSelfTestTag,
+                            comm, MPI_STATUS_IGNORE),
+              "MPI_Sendrecv (transport self-test)");
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    slowest_us = std::max(slowest_us, took.count());
+  }
+  return slowest_us;
+}
+
+struct SelfTest {
+  double rma_us = 0;        // slowest RMA round on any rank; -1: failed somewhere
+  double reference_us = 0;  // slowest two-sided round on any rank
+  bool passed() const {
+    return rma_us >= 0 && rma_us <= std::max(kSelfTestFloorUs, kSelfTestFactor * reference_us);
+  }
+};
+
+// Runs the self-test on every rank and agrees on its outcome. Leaves the
+// window's header zeroed.
+SelfTest agreed_self_test(Transport& t, MPI_Comm comm) {
+  double result[3] = {0, 0, 0};  // {slowest RMA round, failed, slowest reference round}
+  if (t.size() > 1) {
+    const double mine = ring_self_test(t);
+    result[0] = mine;
+    result[1] = mine < 0 ? 1 : 0;
+    result[2] = ring_reference(comm, t.rank(), t.size());
+  }
+  // Every rank's puts to this window are complete once all passed this point.
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, result, 3, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce (transport self-test)");
+  std::memset(t.window(), 0, WindowLayout::kHeaderBytes);
+  check_mpi(PMPI_Barrier(comm), "MPI_Barrier (transport self-test)");
+  return SelfTest{result[1] > 0 ? -1 : result[0], result[2]};
+}
+
+std::string rounded_us(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", us);
+  return text;
+}
+
+// How many nodes (MPI_COMM_TYPE_SHARED groups) the communicator spans.
+int nodes_spanned(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int node_rank = 0;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_free(&node);
+  int leaders = node_rank == 0 ? 1 : 0;
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &leaders, 1, MPI_INT, MPI_SUM, comm), "MPI_Allreduce (node count)");
+  return leaders;
+}
+
+ChosenTransport automatic(MPI_Comm comm, std::size_t window_bytes, const config::CommOptions& options) {
+  if (const int nodes = nodes_spanned(comm); nodes > 1)
+    return {std::make_unique<P2pTransport>(comm, window_bytes, options.timeout),
+            "p2p: the communicator spans " + std::to_string(nodes) +
+                " nodes (RMA across nodes only with EARLYBIRD_TRANSPORT=rma, docs/design.md)"};
+  std::unique_ptr<Transport> rma;
+  std::string rma_failure;
+  try {
+    rma = std::make_unique<MpiTransport>(comm, window_bytes);
+  } catch (const Error& e) {
+    rma_failure = e.what();
+  }
+  // Every rank must agree: a window that failed anywhere is not used.
+  int failed = rma ? 0 : 1;
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce (transport choice)");
+  std::string why;
+  if (failed) {
+    why = rma_failure.empty() ? "the RMA window failed on another rank" : rma_failure;
+  } else {
+    const SelfTest test = agreed_self_test(*rma, comm);
+    const std::string figures = "slowest RMA round " + rounded_us(test.rma_us) + " us, two-sided " +
+                                rounded_us(test.reference_us) + " us";
+    if (test.passed()) return {std::move(rma), "rma: the window works (" + figures + ")"};
+    why = test.rma_us < 0 ? "the RMA self-test did not complete or read wrong data"
+                          : "one-sided progress is slow here (" + figures + ")";
+    rma->close();
+  }
+  return {std::make_unique<P2pTransport>(comm, window_bytes, options.timeout), "p2p: " + why};
+}
+
+}  // namespace
+
+ChosenTransport make_mpi_transport(MPI_Comm comm, std::size_t window_bytes, const config::CommOptions& options) {
+  ChosenTransport chosen;
+  switch (options.transport) {
+    case config::TransportPreference::rma:
+      chosen = {std::make_unique<MpiTransport>(comm, window_bytes), "rma: EARLYBIRD_TRANSPORT=rma"};
+      break;
+    case config::TransportPreference::p2p:
+      chosen = {std::make_unique<P2pTransport>(comm, window_bytes, options.timeout), "p2p: EARLYBIRD_TRANSPORT=p2p"};
+      break;
+    case config::TransportPreference::automatic:
+      chosen = automatic(comm, window_bytes, options);
+      break;
+  }
+  if (options.verbose && chosen.transport->rank() == 0)
+    std::fprintf(stderr, "earlybird: communicator of %d ranks: transport %s\n", chosen.transport->size(),
+                 chosen.why.c_str());
+  return chosen;
+}
+
+}  // namespace earlybird

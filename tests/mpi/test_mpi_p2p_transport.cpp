@@ -1,0 +1,191 @@
+// MPI tier: the point-to-point transport on its own (runtime/src/rma/
+// p2p_transport.hpp), driven the way the progress thread drives it.
+//   - puts (inline and with a data message) then a notify arrive in order:
+//     the flag is never seen before the data it follows;
+//   - requests that arrive while a large put's data is still being received
+//     are deferred and applied after it, in order;
+//   - fetch-adds from every rank to rank 0 are atomic (every ticket once);
+//   - get, remote reads and stores, and requests to this rank itself;
+//   - a wait for a rank that stops serving fails within the limit, naming it.
+#include "../../runtime/src/rma/p2p_transport.hpp"
+#include "mpi_check.hpp"
+
+#include <earlybird/error.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+using namespace earlybird;
+using earlybird::testing::JobDeadline;
+using earlybird::testing::MpiCheck;
+
+namespace {
+
+constexpr std::size_t kFlag = 0;         // a flag word per source rank: kFlag + 8 * source
+constexpr std::size_t kCounter = 1024;   // rank 0's ticket counter
+constexpr std::size_t kWords = 1032;     // 4 words read and written remotely
+constexpr std::size_t kData = 4096;      // each source's data slot: kData + source * kSlot
+constexpr std::size_t kSlot = 1024 * 1024;  // large enough for a rendezvous over TCP too
+
+// Serves until `done` holds or `limit` passes; false on timeout.
+template <class Done>
+bool serve_until(P2pTransport& t, Done done, std::chrono::seconds limit = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    if (!t.poll_hook()) std::this_thread::yield();
+  }
+  return true;
+}
+
+std::vector<std::uint32_t> pattern(int rank, std::size_t words, std::uint32_t round) {
+  std::vector<std::uint32_t> v(words);
+  for (std::size_t i = 0; i < words; ++i) v[i] = static_cast<std::uint32_t>(rank) * 1000003u + round * 7919u + i;
+  return v;
+}
+
+// Every rank puts to the next one: a small put, a flag, a large put, a flag,
+// for several rounds. The receiver checks the data each flag vouches for.
+void check_put_order(P2pTransport& t, MpiCheck& check) {
+  const int next = (t.rank() + 1) % t.size(), previous = (t.rank() + t.size() - 1) % t.size();
+  const std::size_t small_words = 100, large_words = kSlot / 4;  // 400 B inline, 1 MiB with a data message
+  for (std::uint32_t round = 1; round <= 6; ++round) {
+    const std::size_t words = round % 2 ? small_words : large_words;
+    const auto out = pattern(t.rank(), words, round);
+    t.put(next, kData + static_cast<std::size_t>(t.rank()) * kSlot, out.data(), words * 4);
+    t.notify(next, kFlag + 8 * static_cast<std::size_t>(t.rank()), round);
+    const std::size_t flag = kFlag + 8 * static_cast<std::size_t>(previous);
+    const bool arrived = serve_until(t, [&] { return t.load_flag(flag) >= round; });
+    check.expect(arrived, "put order: flag of round " + std::to_string(round) + " arrived");
+    if (!arrived) return;
+    std::vector<std::uint32_t> in(words);
+    std::memcpy(in.data(), t.window() + kData + static_cast<std::size_t>(previous) * kSlot, words * 4);
+    check.expect(in == pattern(previous, words, round), "put order: data of round " + std::to_string(round) +
+                                                              " complete when its flag is seen");
+    MPI_Barrier(MPI_COMM_WORLD);  // the slot is rewritten next round
+  }
+}
+
+// Rank 0 is busy (not serving) while every other rank sends it a large put
+// followed by small puts and a flag: they queue behind the data receive.
+void check_deferred(P2pTransport& t, MpiCheck& check) {
+  if (t.size() < 2) return;
+  if (t.rank() == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    bool all = serve_until(t, [&] {
+      for (int r = 1; r < t.size(); ++r)
+        if (t.load_flag(kFlag + 8 * static_cast<std::size_t>(r)) < 100) return false;
+      return true;
+    });
+    check.expect(all, "deferred: every rank's flag arrived");
+    for (int r = 1; r < t.size() && all; ++r) {
+      std::vector<std::uint32_t> in(kSlot / 4);
+      std::memcpy(in.data(), t.window() + kData + static_cast<std::size_t>(r) * kSlot, kSlot);
+      auto expected = pattern(r, kSlot / 4, 100);
+      for (std::size_t i = 0; i < 10; ++i) expected[kSlot / 4 - 10 + i] = 42u + static_cast<std::uint32_t>(i);
+      check.expect(in == expected, "deferred: rank " + std::to_string(r) + "'s puts applied in order");
+    }
+  } else {
+    const auto large = pattern(t.rank(), kSlot / 4, 100);
+    const std::size_t slot = kData + static_cast<std::size_t>(t.rank()) * kSlot;
+    t.put(0, slot, large.data(), kSlot);
+    for (std::uint32_t i = 0; i < 10; ++i) {
+      const std::uint32_t word = 42u + i;
+      t.put(0, slot + kSlot - 40 + 4 * i, &word, 4);  // the large put's last words: right only if applied after it
+    }
+    t.notify(0, kFlag + 8 * static_cast<std::size_t>(t.rank()), 100);
+  }
+  check.expect(serve_until(t, [] { return true; }), "deferred: done");
+}
+
+void check_atomics_and_reads(P2pTransport& t, MpiCheck& check) {
+  constexpr int kTickets = 20;
+  std::vector<std::uint64_t> mine;
+  for (int i = 0; i < kTickets; ++i) mine.push_back(t.fetch_add(0, kCounter, 1));
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(kTickets * t.size()));
+  // Rank 0 must keep serving while the others take tickets: gather with a nonblocking call.
+  MPI_Request gathered;
+  MPI_Iallgather(mine.data(), kTickets, MPI_UINT64_T, all.data(), kTickets, MPI_UINT64_T, MPI_COMM_WORLD, &gathered);
+  int done = 0;
+  serve_until(t, [&] {
+    MPI_Test(&gathered, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+  std::sort(all.begin(), all.end());
+  std::vector<std::uint64_t> expected(all.size());
+  std::iota(expected.begin(), expected.end(), 0);
+  check.expect(all == expected, "fetch-add: every ticket taken exactly once");
+
+  const int next = (t.rank() + 1) % t.size();
+  const std::uint64_t words[4] = {11, 22, 33, static_cast<std::uint64_t>(t.rank())};
+  t.store_remote_words(next, kWords, words, 4);  // complete at `next` on return
+  std::uint64_t back[4] = {};
+  t.load_remote_words(next, kWords, back, 4);
+  check.expect(back[0] == 11 && back[1] == 22 && back[2] == 33, "remote store then read");
+  std::uint32_t got[2] = {};
+  t.get(t.rank(), kData, got, sizeof got);  // a request to this rank itself
+  check.expect(t.load_remote(t.rank(), kCounter) == (t.rank() == 0 ? all.size() : 0), "self read");
+  MPI_Request barrier;
+  MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
+  serve_until(t, [&] {
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+}
+
+// The last rank stops serving; rank 0's read of its window fails in time.
+void check_silent_rank(MPI_Comm comm, MpiCheck& check) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (size < 2) return;
+  P2pTransport t(comm, 8192, std::chrono::milliseconds(500));
+  const int silent = size - 1;
+  if (rank == 0) {
+    const auto start = std::chrono::steady_clock::now();
+    std::string message;
+    try {
+      t.load_remote(silent, 0);
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    const auto took = std::chrono::steady_clock::now() - start;
+    check.expect(message.find("rank " + std::to_string(silent)) != std::string::npos,
+                 "silent rank named: '" + message + "'");
+    check.expect(took < std::chrono::seconds(3), "silent rank: the wait ended within its limit");
+  }
+  if (rank == silent) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  MPI_Barrier(comm);
+  t.close();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int code = 1;
+  {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    JobDeadline deadline(rank, std::chrono::seconds(120));
+    MpiCheck check(rank);
+    {
+      P2pTransport t(MPI_COMM_WORLD, kData + 8 * kSlot, std::chrono::seconds(60));
+      check_put_order(t, check);
+      check_deferred(t, check);
+      check_atomics_and_reads(t, check);
+      t.close();
+    }
+    check_silent_rank(MPI_COMM_WORLD, check);
+    code = check.finish("test_mpi_p2p_transport");
+  }
+  MPI_Finalize();
+  return code;
+}
