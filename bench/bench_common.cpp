@@ -31,6 +31,11 @@ std::vector<double> max_over_ranks(const std::vector<double>& local, MPI_Comm co
   return out;
 }
 
+long long wrong_iterations(const std::vector<double>& local_wrong) {
+  const auto any_rank = max_over_ranks(local_wrong, MPI_COMM_WORLD);
+  return std::count_if(any_rank.begin(), any_rank.end(), [](double w) { return w > 0; });
+}
+
 std::vector<double> mean_over_ranks(const std::vector<double>& local, MPI_Comm comm) {
   std::vector<double> out(local.size());
   MPI_Allreduce(local.data(), out.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_SUM, comm);

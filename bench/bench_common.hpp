@@ -19,6 +19,9 @@ Stats stats_of(std::vector<double> samples);
 // Element-wise maximum over ranks of per-iteration times (a collective's time
 // is that of its slowest rank).
 std::vector<double> max_over_ranks(const std::vector<double>& local, MPI_Comm comm);
+// The number of iterations wrong on some rank, from this rank's per-iteration
+// marks (1.0: wrong here, 0.0: right). Collective over MPI_COMM_WORLD.
+long long wrong_iterations(const std::vector<double>& local_wrong);
 // Element-wise average over ranks.
 std::vector<double> mean_over_ranks(const std::vector<double>& local, MPI_Comm comm);
 

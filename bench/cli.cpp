@@ -214,6 +214,20 @@ void add_pap(CLI::App& app, PapOptions& o) {
   add_csv(*pap, o);
 }
 
+void add_warmup(CLI::App& app, WarmupOptions& o) {
+  CLI::App* warmup = app.add_subcommand(
+      "warmup",
+      "the first allreduce on a fresh communicator vs warm calls: earlybird without and with warm_up(), and MPI "
+      "(MPI_Comm_dup + MPI_Allreduce)");
+  add_sizes(*warmup, o.sizes, "8,1M");
+  add_number(*warmup, "--communicators", o.communicators, at_least(1),
+             "fresh communicators per contender and size (the first call is timed on each)");
+  add_number(*warmup, "--iters", o.iterations, at_least(1), "warm calls timed on each communicator after its first");
+  warmup->add_option("--algorithm", o.algorithm, "earlybird allreduce algorithm (auto: earlybird chooses)")
+      ->capture_default_str();
+  add_csv(*warmup, o);
+}
+
 // Whether this process prints: rank 0 of an mpirun launch, or a process
 // started without one.
 bool prints_messages() {
@@ -257,23 +271,26 @@ CommandLine parse_command_line(int argc, char** argv) {
   SweepOptions sweep;
   OverlapOptions overlap;
   PapOptions pap;
+  WarmupOptions warmup;
   CLI::App app("earlybird's benchmarks; run under mpirun: mpirun -np P eb-bench <job> [options]", "eb-bench");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.require_subcommand(1);
   add_sweep(app, sweep);
   add_overlap(app, overlap);
   add_pap(app, pap);
+  add_warmup(app, warmup);
   try {
     reject_unknown_job(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return {std::nullopt, report_parse_error(app, e)};
   }
-  for (JobOptions* job :
-       {static_cast<JobOptions*>(&sweep), static_cast<JobOptions*>(&overlap), static_cast<JobOptions*>(&pap)})
+  for (JobOptions* job : {static_cast<JobOptions*>(&sweep), static_cast<JobOptions*>(&overlap),
+                          static_cast<JobOptions*>(&pap), static_cast<JobOptions*>(&warmup)})
     job->command_line = joined(argc, argv);
   if (app.got_subcommand("sweep")) return {JobRequest(std::move(sweep)), 0};
   if (app.got_subcommand("overlap")) return {JobRequest(std::move(overlap)), 0};
+  if (app.got_subcommand("warmup")) return {JobRequest(std::move(warmup)), 0};
   return {JobRequest(std::move(pap)), 0};
 }
 

@@ -3,6 +3,7 @@
 //   mpirun -np 4 eb-bench sweep   --collective allreduce --sizes 8:16M --algorithms all --mpi-algorithms all
 //   mpirun -np 2 eb-bench overlap --sizes 64K,1M --algorithm ring
 //   mpirun -np 4 eb-bench pap     --modes one-late,rand-late --sizes 4M --algorithms all
+//   mpirun -np 2 eb-bench warmup  --sizes 8,1M --communicators 8
 // `eb-bench --help` and `eb-bench <job> --help` list the options and their
 // defaults; every --sizes is in bytes. The command line is parsed before MPI
 // starts (cli.hpp).
@@ -26,6 +27,7 @@ void enable_tuned_forcing_if_asked(const JobRequest& job) {
 int run(Communicator& world, const JobRequest& job) {
   if (const auto* sweep = std::get_if<SweepOptions>(&job)) return run_sweep(world, *sweep);
   if (const auto* overlap = std::get_if<OverlapOptions>(&job)) return run_overlap(world, *overlap);
+  if (const auto* warmup = std::get_if<WarmupOptions>(&job)) return run_warmup(world, *warmup);
   return run_pap(world, std::get<PapOptions>(job));
 }
 

@@ -44,9 +44,19 @@ struct PapOptions : JobOptions {
   std::uint64_t seed = 1;
 };
 
+struct WarmupOptions : JobOptions {
+  std::vector<std::size_t> sizes;  // bytes per rank
+  int communicators = 8;           // fresh communicators per contender and size
+  int iterations = 20;             // warm calls on each
+  std::string algorithm = "auto";
+};
+
 int run_sweep(Communicator& comm, const SweepOptions& options);
 int run_overlap(Communicator& comm, const OverlapOptions& options);
 // Arrival-pattern benchmark (Proficz 2018).
 int run_pap(Communicator& comm, const PapOptions& options);
+// First collective on a fresh communicator vs warm ones, with and without
+// Communicator::warm_up().
+int run_warmup(Communicator& comm, const WarmupOptions& options);
 
 }  // namespace earlybird::bench

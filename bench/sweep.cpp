@@ -124,11 +124,6 @@ struct Samples {
   std::vector<double> seconds, wrong;
 };
 
-long long wrong_iterations(const std::vector<double>& local_wrong) {
-  const auto any_rank = max_over_ranks(local_wrong, MPI_COMM_WORLD);
-  return std::count_if(any_rank.begin(), any_rank.end(), [](double w) { return w > 0; });
-}
-
 SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>& contenders, std::size_t count,
                         double budget, int rank, int ranks) {
   Buffers buffers = make_buffers(spec, rank, ranks, count);

@@ -121,8 +121,9 @@ class Communicator {
   // phase_begin() when a compute phase starts, edge(f) when a fraction f
   // (0 < f <= 1) of it is done, phase_end() when it ends. At edge() the rank's
   // arrival estimate, begin + elapsed / f, is published to every rank, and the
-  // connections of the coming collective are warmed up. Optional: without
-  // estimates those algorithms fall back to rank order on every rank.
+  // connections of the coming collective are warmed up (see warm_up()).
+  // Optional: without estimates those algorithms fall back to rank order on
+  // every rank.
   void phase_begin();
   void edge(double fraction);
   void phase_end();
@@ -133,6 +134,30 @@ class Communicator {
   // rank saw it (algorithm, arrival order, pre-steps, and on the rank that
   // decided the estimates it used); empty before the first one finished.
   std::optional<ArrivalDecision> last_decision() const;
+
+  // --- warm-up. The first message between two processes across nodes pays
+  // for setting up their connection (MPI libraries connect at first use).
+  // warm_up() makes one round trip (a read of a word of the peer's window) to
+  // every rank the common algorithms talk to — rank ± 2^k mod P for 2^k < P:
+  // ring, binomial trees, Bruck, and the butterflies at power-of-two P — on
+  // the progress thread, when it reaches this request (requests on a
+  // communicator are taken in submission order; a collective submitted
+  // earlier may still be running), while the caller goes on. The future
+  // completes when every round trip is done, or fails naming the operation,
+  // the rank and the cause (a peer that does not answer within
+  // EARLYBIRD_TIMEOUT_MS; a closed communicator). Not collective: peers need
+  // not call it, their progress threads answer. What is warmed when:
+  //   warm_up()                     round trips to those peers;
+  //   creation (world, adopt,       the same round trips, started on the
+  //     split) of a communicator    progress thread, creation does not wait;
+  //     on the point-to-point       a failure there fails the communicator's
+  //     transport (spanning nodes,  later collectives, naming the cause;
+  //     or EARLYBIRD_TRANSPORT=p2p)
+  //   edge()                        one message without an answer to those
+  //                                 peers and to every rank the last
+  //                                 arrival-ordered collective wrote to.
+  // Communicators on RMA (one node) are not warmed at creation.
+  Future warm_up();
 
   // A new communicator over the ranks that pass the same `color`, ordered by
   // `key` (MPI_Comm_split semantics). Collective over this communicator.

@@ -4,6 +4,7 @@
 #include "../pap/global_clock.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/peers.hpp>
 
 #include <algorithm>
 #include <string>
@@ -41,9 +42,16 @@ std::shared_ptr<CommCore> CommCore::create(ProgressEngine& engine, std::unique_p
                                            CommOptions options) {
   auto core = std::make_shared<CommCore>(engine, std::move(transport), options);
   if (core->transport_->needs_service()) {
+    // Served from the start, and warmed up (connections across nodes are
+    // made at first use) while the caller goes on.
     engine.submit([self = core] {
       self->serving_ = true;
       self->engine_->activate(self);
+      try {
+        self->round_trips();
+      } catch (const std::exception& e) {
+        self->mark_broken(std::string("warm-up at creation failed: ") + e.what());
+      }
     });
   }
   return core;
@@ -230,7 +238,8 @@ void CommCore::check_straggler() {
 // (of any kind: an estimate made in a phase that ends in a ring allreduce
 // must not be taken for the next arrival-ordered call's); the progress
 // thread publishes it on rank 0's board, then warms up the connections the
-// last arrival-ordered collective used.
+// last arrival-ordered collective used and those to coll::common_peers (one
+// message each, no answer awaited).
 void CommCore::edge(double fraction) {
   const std::int64_t estimate_us = arrival_.estimate(fraction);
   if (closed_)
@@ -245,6 +254,32 @@ void CommCore::edge(double fraction) {
       self->mark_broken(std::string("edge() failed: ") + e.what());
     }
   });
+}
+
+Future CommCore::warm_up() {
+  const std::string what = "earlybird warm_up on rank " + std::to_string(rank_) + " of " + std::to_string(size_);
+  if (closed_) return Future(failed_future(what + ": the communicator is closed"));
+  auto future = std::make_shared<FutureState>();
+  engine_->submit([self = shared_from_this(), future, what] {
+    try {
+      self->round_trips();
+    } catch (const std::exception& e) {
+      future->fail(std::make_exception_ptr(Error(what + ": " + e.what())));
+      return;
+    }
+    future->complete();
+  });
+  return Future(future);
+}
+
+void CommCore::round_trips() {
+  for (int peer : coll::common_peers(rank_, size_)) {
+    try {
+      transport_->load_remote(peer, WindowLayout::kWarmUpWordOffset);
+    } catch (const std::exception& e) {
+      throw Error("round trip to rank " + std::to_string(peer) + ": " + e.what());
+    }
+  }
 }
 
 void CommCore::close() {

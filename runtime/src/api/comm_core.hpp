@@ -57,6 +57,10 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   // Communicator::phase_begin, edge, phase_end, straggler_report, last_decision.
   pap::ArrivalSession& arrival() { return arrival_; }
   void edge(double fraction);
+  // Communicator::warm_up: round_trips() on the progress thread, in submission
+  // order with this communicator's other requests; fails with the cause
+  // (naming the rank) or at once on a closed communicator.
+  Future warm_up();
 
  private:
   struct Pending {
@@ -76,6 +80,10 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   void retire();
   void check_straggler();
   void mark_broken(const std::string& why);
+  // Progress thread: one round trip (a read of the warm-up word) to every peer
+  // of coll::common_peers, one after another. Throws the transport's error
+  // prefixed with the peer.
+  void round_trips();
 
   ProgressEngine* engine_;
   std::unique_ptr<Transport> transport_;

@@ -75,6 +75,11 @@ Future Communicator::reduce_scatter_in_place(void* inout, std::size_t count, Dat
   return run(core_, {Collective::reduce_scatter, input->data(), inout, count, type, std::move(op), 0, options, input});
 }
 
+Future Communicator::warm_up() {
+  if (!core_) return Future(detail::failed_future("earlybird warm_up: invalid (default-constructed) communicator"));
+  return core_->warm_up();
+}
+
 void Communicator::phase_begin() { core_->arrival().phase_begin(); }
 void Communicator::edge(double fraction) { core_->edge(fraction); }
 void Communicator::phase_end() { core_->arrival().phase_end(); }

@@ -3,8 +3,10 @@
 #include "arrival_binding.hpp"
 #include "global_clock.hpp"
 
+#include <earlybird/collectives/peers.hpp>
 #include <earlybird/error.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace earlybird::pap {
@@ -48,8 +50,11 @@ std::unique_ptr<Binding> ArrivalSession::binding(const coll::Algorithm& requeste
 }
 
 void ArrivalSession::warm_up() {
+  std::vector<int> peers = coll::common_peers(rank_, size_);
+  for (int peer : warm_peers_)
+    if (peer != rank_ && !std::binary_search(peers.begin(), peers.end(), peer)) peers.push_back(peer);
   const std::uint64_t value = 1;
-  for (int peer : warm_peers_) transport_->notify(peer, WindowLayout::kWarmUpWordOffset, value);
+  for (int peer : peers) transport_->notify(peer, WindowLayout::kWarmUpWordOffset, value);
 }
 
 void ArrivalSession::entered(std::uint64_t sequence) {

@@ -61,8 +61,9 @@ class ArrivalSession {
 
   // --- progress thread
   void publish_estimate(std::uint64_t call, std::int64_t estimate_us) { board_.publish_estimate(call, estimate_us); }
-  // One 8-byte atomic write into the header of every rank the last
-  // arrival-ordered collective wrote to.
+  // One 8-byte atomic write (a message that does not wait for an answer) into
+  // the header of every rank the last arrival-ordered collective wrote to and
+  // of every rank coll::common_peers names.
   void warm_up();
   // This rank entered collective `sequence` (a local store: straggler reports).
   void entered(std::uint64_t sequence);
