@@ -6,6 +6,8 @@
 #
 #   scripts/cluster.sh up N [--rate R] [--slots S]   create N hosts, S ranks each
 #   scripts/cluster.sh mpirun ARGS...                 mpirun across the hosts
+#                      (EB_CLUSTER_NET=ucx, the default: pml/osc ucx over
+#                      TCP; EB_CLUSTER_NET=tcp: Debian's default ob1 + btl/tcp)
 #   scripts/cluster.sh exec HOST CMD...               run CMD on host HOST (0..N-1)
 #   scripts/cluster.sh status                         what exists now
 #   scripts/cluster.sh down                           remove everything (idempotent)
@@ -14,7 +16,7 @@
 # --rate limits every host's link with tc tbf (e.g. 1gbit); without it the
 # links run as fast as the kernel's veth. Needs root (namespaces, tc).
 #
-# Why each setting (docs/benchmarks.md, "Multi-host testbed"):
+# Why each setting (docs/design.md, "Transports"; docs/benchmarks.md, "Across hosts"):
 # - Separate IPC namespaces: UCX decides "same machine" by boot id unless the
 #   IPC namespace differs, and would otherwise use shared memory between hosts.
 # - mpirun runs in host 0's namespaces and starts its daemons on the other
@@ -161,14 +163,20 @@ cmd_status() {
 # The mpirun settings every multi-host run uses (earlybird and MPI alike).
 cmd_mpirun() {
   [ -f "$STATE/hosts" ] || die "no testbed: run 'scripts/cluster.sh up N' first"
+  local network=()
+  case "${EB_CLUSTER_NET:-ucx}" in
+    ucx)
+      network=(--mca pml ucx --mca osc ucx --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any
+        -x UCX_TLS=tcp,sm,self -x UCX_TCP_NODELAY=y) ;;
+    tcp) network=(--mca pml ob1) ;;  # Debian's default: ob1 over btl/tcp, no UCX
+    *) die "EB_CLUSTER_NET=${EB_CLUSTER_NET} is not ucx or tcp" ;;
+  esac
   taskset -c 0 ip netns exec "$(host_ns 0)" nsenter --uts="$STATE/uts-0" --ipc="$STATE/ipc-0" -- \
     mpirun --allow-run-as-root --oversubscribe --bind-to none \
     --hostfile "$STATE/hostfile" \
     --mca plm_rsh_agent "$STATE/launcher" \
     --mca oob_tcp_if_include "$SUBNET.0/24" --mca btl_tcp_if_include "$SUBNET.0/24" \
-    --mca pml ucx --mca osc ucx --mca btl self,vader,tcp \
-    --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any \
-    -x UCX_TLS=tcp,sm,self "$@"
+    --mca btl self,vader,tcp "${network[@]}" "$@"
 }
 
 cmd_exec() {
@@ -185,5 +193,5 @@ case "${1:-}" in
   exec) shift; cmd_exec "$@" ;;
   status) cmd_status ;;
   check) why="$(unavailable_reason)"; [ -z "$why" ] || { echo "$why"; exit 1; } ;;
-  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -6,6 +6,8 @@
 //     are deferred and applied after it, in order;
 //   - fetch-adds from every rank to rank 0 are atomic (every ticket once);
 //   - get, remote reads and stores, and requests to this rank itself;
+//   - two ranks waiting on each other through different communicators both
+//     get their answers (a wait serves every open transport of the process);
 //   - a wait for a rank that stops serving fails within the limit, naming it.
 #include "../../runtime/src/rma/p2p_transport.hpp"
 #include "mpi_check.hpp"
@@ -139,6 +141,29 @@ void check_atomics_and_reads(P2pTransport& t, MpiCheck& check) {
   });
 }
 
+// Rank 0 reads rank 1's window through transport `a` while rank 1 reads rank
+// 0's through `b`: each waits in one transport for an answer the other gives
+// only if its wait serves the other transport too.
+void check_crossed_waits(MPI_Comm comm, MpiCheck& check) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  if (size < 2) return;
+  P2pTransport a(comm, 8192, std::chrono::milliseconds(3000));
+  P2pTransport b(comm, 8192, std::chrono::milliseconds(3000));
+  std::string error;
+  try {
+    if (rank == 0) a.load_remote(1, 0);
+    if (rank == 1) b.load_remote(0, 0);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  check.expect(error.empty(), "crossed waits on two communicators both answered: '" + error + "'");
+  MPI_Barrier(comm);
+  a.close();
+  b.close();
+}
+
 // The last rank stops serving; rank 0's read of its window fails in time.
 void check_silent_rank(MPI_Comm comm, MpiCheck& check) {
   int rank = 0, size = 0;
@@ -183,6 +208,7 @@ int main(int argc, char** argv) {
       check_atomics_and_reads(t, check);
       t.close();
     }
+    check_crossed_waits(MPI_COMM_WORLD, check);
     check_silent_rank(MPI_COMM_WORLD, check);
     code = check.finish("test_mpi_p2p_transport");
   }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <climits>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 namespace earlybird {
@@ -29,6 +30,19 @@ std::atomic_ref<std::uint64_t> word_at(std::byte* address) {
   return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(address));
 }
 
+// The open transports of this process. A transport joins when constructed
+// and leaves at the start of close(), before close() serves it from the
+// closing thread, so the progress thread and that thread never serve one
+// transport at once.
+struct OpenTransports {
+  std::mutex mutex;
+  std::vector<P2pTransport*> all;
+};
+OpenTransports& open_transports() {
+  static OpenTransports registry;
+  return registry;
+}
+
 }  // namespace
 
 P2pTransport::P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono::milliseconds wait_limit)
@@ -42,6 +56,15 @@ P2pTransport::P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono:
     post(slot);
   }
   clock_ = agree_on_clock(comm_);
+  std::lock_guard lock(open_transports().mutex);
+  open_transports().all.push_back(this);
+}
+
+bool P2pTransport::serve_all() {
+  std::lock_guard lock(open_transports().mutex);
+  bool progressed = false;
+  for (P2pTransport* t : open_transports().all) progressed |= t->service();
+  return progressed;
 }
 
 P2pTransport::~P2pTransport() {
@@ -255,7 +278,7 @@ void P2pTransport::wait(MPI_Request& request, int peer, const char* what) {
     int done = 0;
     check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p wait)");
     if (done) return;
-    if (service()) {
+    if (serve_all()) {
       backoff.reset();
       continue;
     }
@@ -329,6 +352,11 @@ std::unique_ptr<Transport> P2pTransport::split(int color, int key, std::size_t w
 // answering until every peer said the same, so no request is left unanswered.
 void P2pTransport::close() {
   if (comm_ == MPI_COMM_NULL) return;
+  {
+    std::lock_guard lock(open_transports().mutex);
+    auto& all = open_transports().all;
+    all.erase(std::remove(all.begin(), all.end(), this), all.end());
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;

@@ -17,9 +17,11 @@
 //     returns when the source memory may be reused, notify at once.
 //   get, load_remote, load_remote_words, fetch_add, store_remote_words: return
 //     after the target answered, so they are complete at the target on return.
-// Every wait services this rank's own incoming requests, so two ranks waiting
-// on each other cannot deadlock, and fails with earlybird::Error naming the
-// peer after `wait_limit`. Between operations the communicator keeps polling
+// Every wait serves the incoming requests of every open P2pTransport of the
+// process (all of them are driven by the one progress thread), so two ranks
+// waiting on each other cannot deadlock, even when their waits are on
+// different communicators, and fails with earlybird::Error naming the peer
+// after `wait_limit`. Between operations the communicator keeps polling
 // the transport (needs_service), so a peer's put into this window never waits
 // for this rank's next collective.
 //
@@ -113,6 +115,7 @@ class P2pTransport final : public Transport {
 
   // Target side.
   bool service();
+  static bool serve_all();  // service() of every open transport of the process
   bool take_matched();
   bool finish_data_receives();
   bool finish_sends();
