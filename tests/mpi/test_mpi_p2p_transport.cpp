@@ -2,8 +2,11 @@
 // p2p_transport.hpp), driven the way the progress thread drives it.
 //   - puts (inline and with a data message) then a notify arrive in order:
 //     the flag is never seen before the data it follows;
-//   - requests that arrive while a large put's data is still being received
-//     are deferred and applied after it, in order;
+//   - requests that follow a large put apply after its data (the deferral
+//     path; whether a request really arrives while the data is still being
+//     received depends on MPI's timing: removing the deferral was not caught
+//     on one node, over UCX or over ob1/tcp, because the sender's put waits
+//     for its data to go out before it sends the next request);
 //   - fetch-adds from every rank to rank 0 are atomic (every ticket once);
 //   - get, remote reads and stores, and requests to this rank itself;
 //   - two ranks waiting on each other through different communicators both
@@ -159,7 +162,15 @@ void check_crossed_waits(MPI_Comm comm, MpiCheck& check) {
     error = e.what();
   }
   check.expect(error.empty(), "crossed waits on two communicators both answered: '" + error + "'");
-  MPI_Barrier(comm);
+  // Keep answering until the other rank has its answer too.
+  MPI_Request barrier;
+  MPI_Ibarrier(comm, &barrier);
+  int done = 0;
+  serve_until(a, [&] {
+    b.poll_hook();
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
   a.close();
   b.close();
 }
