@@ -1,11 +1,11 @@
-// Backoff (runtime/src/progress/backoff.hpp): the action sequence of a polling
+// Backoff (runtime/src/base/backoff.hpp): the action sequence of a polling
 // loop's backoff, read through next() so that no test sleeps: spins first
 // (unshared cores only), then yields, then sleeps of 1, 2, 4, ... us capped at
 // 128 us; reset() starts over.
 #include <doctest/doctest.h>
 
-#include "progress/backoff.hpp"
-#include "progress/cpu_relax.hpp"
+#include "base/backoff.hpp"
+#include "base/cpu_relax.hpp"
 
 #include <string>
 #include <vector>

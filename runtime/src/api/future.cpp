@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../exec/tbb_handoff.hpp"
-#include "../progress/cpu_relax.hpp"
+#include "../base/cpu_relax.hpp"
 #include "../topo/topology.hpp"
 
 #include <oneapi/tbb/task_arena.h>

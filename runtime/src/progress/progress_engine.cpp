@@ -1,6 +1,6 @@
 #include "progress_engine.hpp"
 
-#include "backoff.hpp"
+#include "../base/backoff.hpp"
 #include "../topo/topology.hpp"
 
 #include <algorithm>

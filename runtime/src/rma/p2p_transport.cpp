@@ -1,6 +1,6 @@
 #include "p2p_transport.hpp"
 
-#include "../progress/backoff.hpp"
+#include "../base/backoff.hpp"
 #include "../topo/topology.hpp"
 
 #include <earlybird/error.hpp>
