@@ -49,6 +49,16 @@ bool serve_until(P2pTransport& t, Done done, std::chrono::seconds limit = std::c
   return true;
 }
 
+// Serves `t` (and `also`, when given) until the nonblocking MPI call `request` completes.
+bool serve_until_complete(P2pTransport& t, MPI_Request& request, P2pTransport* also = nullptr) {
+  int done = 0;
+  return serve_until(t, [&] {
+    if (also) also->poll_hook();
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+}
+
 std::vector<std::uint32_t> pattern(int rank, std::size_t words, std::uint32_t round) {
   std::vector<std::uint32_t> v(words);
   for (std::size_t i = 0; i < words; ++i) v[i] = static_cast<std::uint32_t>(rank) * 1000003u + round * 7919u + i;
@@ -117,11 +127,7 @@ void check_atomics_and_reads(P2pTransport& t, MpiCheck& check) {
   // Rank 0 must keep serving while the others take tickets: gather with a nonblocking call.
   MPI_Request gathered;
   MPI_Iallgather(mine.data(), kTickets, MPI_UINT64_T, all.data(), kTickets, MPI_UINT64_T, MPI_COMM_WORLD, &gathered);
-  int done = 0;
-  serve_until(t, [&] {
-    MPI_Test(&gathered, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  });
+  serve_until_complete(t, gathered);
   std::sort(all.begin(), all.end());
   std::vector<std::uint64_t> expected(all.size());
   std::iota(expected.begin(), expected.end(), 0);
@@ -138,10 +144,7 @@ void check_atomics_and_reads(P2pTransport& t, MpiCheck& check) {
   check.expect(t.load_remote(t.rank(), kCounter) == (t.rank() == 0 ? all.size() : 0), "self read");
   MPI_Request barrier;
   MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
-  serve_until(t, [&] {
-    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  });
+  serve_until_complete(t, barrier);
 }
 
 // Rank 0 reads rank 1's window through transport `a` while rank 1 reads rank
@@ -165,12 +168,7 @@ void check_crossed_waits(MPI_Comm comm, MpiCheck& check) {
   // Keep answering until the other rank has its answer too.
   MPI_Request barrier;
   MPI_Ibarrier(comm, &barrier);
-  int done = 0;
-  serve_until(a, [&] {
-    b.poll_hook();
-    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  });
+  serve_until_complete(a, barrier, &b);
   a.close();
   b.close();
 }
