@@ -118,11 +118,14 @@ class FakeBinding final : public Binding {
   int refreshes_ = 0;
 };
 
-// Polls one operation on the engine until it finishes.
-class Driver final : public Pollable {
+// Polls one operation on the engine, holding the drive, until it finishes.
+class OperationPoller final : public Pollable {
  public:
-  explicit Driver(std::shared_ptr<Operation> op) : op_(std::move(op)) {}
+  OperationPoller(std::shared_ptr<Operation> op, earlybird::Driver& drive) : op_(std::move(op)), drive_(&drive) {}
   bool poll(bool& still_active) override {
+    DriveHold hold(*drive_, false);
+    REQUIRE(hold);
+    drive_->run_posted();
     const bool progressed = op_->poll();
     still_active = !op_->finished();
     if (!still_active) done_.set_value();
@@ -132,6 +135,7 @@ class Driver final : public Pollable {
 
  private:
   std::shared_ptr<Operation> op_;
+  earlybird::Driver* drive_;
   std::promise<void> done_;
 };
 
@@ -165,19 +169,20 @@ struct Fixture {
   }
   std::shared_ptr<Operation> operation(std::shared_ptr<const coll::RankPlan> plan, std::unique_ptr<Binding> binding,
                                        std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
-    const OperationContext ctx{&transport, &engine, &lanes, layout()};
+    const OperationContext ctx{&transport, &engine, &drive, &lanes, layout()};
     const OperationBuffers buffers{reinterpret_cast<const std::byte*>(in.data()),
                                    reinterpret_cast<std::byte*>(out.data()), Datatype::int32, Op::sum, nullptr};
     return std::make_shared<Operation>(std::move(plan), std::move(binding), ctx, buffers, kSignature, timeout,
-                                       "test ring");
+                                       std::make_shared<const std::string>("test ring"));
   }
   // Starts `op` with sequence 1 on the progress thread and polls it.
   std::future<void> run(const std::shared_ptr<Operation>& op) {
-    auto driver = std::make_shared<Driver>(op);
-    auto done = driver->done();
-    engine.submit([this, op, driver] {
+    auto poller = std::make_shared<OperationPoller>(op, drive);
+    auto done = poller->done();
+    engine.submit([this, op, poller] {
+      DriveHold hold(drive, false);
       op->start(1);
-      engine.activate(driver);
+      engine.activate(poller);
     });
     return done;
   }
@@ -199,6 +204,7 @@ struct Fixture {
   static constexpr std::uint64_t kSignature = 0x5a5a5;
   FakeTransport transport;
   LaneGuard lanes;
+  earlybird::Driver drive;  // the engine's thread holds it while it runs the operation
   std::vector<std::int32_t> in = std::vector<std::int32_t>(kCount, 1), out = std::vector<std::int32_t>(kCount, 0);
   ProgressEngine engine{EngineOptions{1, -1}};  // last: stopped first, before what its thread uses
 };

@@ -5,11 +5,15 @@
 
 #include <earlybird/error.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace earlybird {
 
@@ -44,6 +48,15 @@ class Future {
 
 namespace detail {
 
+// Work a waiting thread can drive itself instead of sleeping (a communicator
+// running a caller-run collective, api/comm_core.hpp).
+class Drivable {
+ public:
+  virtual ~Drivable() = default;
+  // One turn; true if it made progress.
+  virtual bool help() = 0;
+};
+
 // Shared completion state. complete()/fail() are called once by the runtime.
 class FutureState {
  public:
@@ -55,12 +68,20 @@ class FutureState {
   // Calls `callback` (with the error, or nullptr) once completed: at once if
   // already complete, otherwise from the completing thread.
   void on_complete(std::function<void(std::exception_ptr)> callback);
+  // Set before the future is handed out: wait() and wait_for() drive
+  // `helper` instead of sleeping, completing the work themselves.
+  void set_helper(std::weak_ptr<Drivable> helper);
 
  private:
   void finish(std::exception_ptr error);
-  struct Impl;
-  std::shared_ptr<Impl> impl_ = make_impl();
-  static std::shared_ptr<Impl> make_impl();
+  bool help_until(Drivable& helper, std::chrono::steady_clock::time_point deadline) const;
+
+  std::atomic<bool> done_{false};
+  mutable std::mutex mutex_;
+  mutable std::condition_variable cv_;
+  std::exception_ptr error_;
+  std::vector<std::function<void(std::exception_ptr)>> callbacks_;
+  std::weak_ptr<Drivable> helper_;
 };
 
 }  // namespace detail

@@ -32,7 +32,7 @@ std::string describe(const CollectiveCall& call, const std::string& algorithm, i
   return text + ") on rank " + std::to_string(rank) + " of " + std::to_string(ranks);
 }
 
-std::string invalid_reason(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {
+std::string shape_problem(const CollectiveCall& call, const std::string& algorithm, int ranks) {
   if (call.root < 0 || call.root >= ranks) return "root " + std::to_string(call.root) + " is not a rank";
   const coll::Algorithm* info = coll::find_algorithm(call.collective, algorithm);
   if (!info)
@@ -45,6 +45,10 @@ std::string invalid_reason(const CollectiveCall& call, const std::string& algori
     if (!call.op.commutative() && info->needs_commutative)
       return "algorithm " + algorithm + " needs a commutative operator and " + call.op.name() + " is not";
   }
+  return "";
+}
+
+const char* buffer_problem(const CollectiveCall& call, int rank, int ranks) {
   const coll::Shape shape = coll::shape_of(call.collective, ranks, call.count);
   const std::size_t elem = size_of(call.type);
   const bool root = rank == call.root;
@@ -54,7 +58,19 @@ std::string invalid_reason(const CollectiveCall& call, const std::string& algori
   if (needs_output && shape.output && !call.output) return "null output buffer";
   if (needs_input && needs_output && overlap_partly(call.input, shape.input * elem, call.output, shape.output * elem))
     return "input and output overlap without being the same buffer";
-  return "";
+  return nullptr;
+}
+
+bool same_shape(const CollectiveCall& a, const CollectiveCall& b) {
+  const bool same_op = a.op.is_user() == b.op.is_user() &&
+                       (a.op.is_user() ? a.op.commutative() == b.op.commutative() &&
+                                             a.op.user_type() == b.op.user_type() && a.op.name() == b.op.name()
+                                       : a.op.builtin() == b.op.builtin());
+  const CollectiveOptions& x = a.options;
+  const CollectiveOptions& y = b.options;
+  return a.collective == b.collective && a.count == b.count && a.type == b.type && a.root == b.root && same_op &&
+         x.algorithm == y.algorithm && x.segment_bytes == y.segment_bytes && x.fanout == y.fanout &&
+         x.timeout == y.timeout && x.straggler_after == y.straggler_after;
 }
 
 std::uint64_t signature_of(const CollectiveCall& call, const std::string& algorithm) {

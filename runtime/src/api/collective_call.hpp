@@ -39,8 +39,15 @@ struct CollectiveCall {
 std::string choose_algorithm(const CollectiveCall& call, int ranks);
 // "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
-// Empty when the call is valid on this rank; otherwise the reason.
-std::string invalid_reason(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
+// What makes a call invalid whatever its buffers (root, algorithm, operator
+// for the type): empty when none; otherwise the reason.
+std::string shape_problem(const CollectiveCall& call, const std::string& algorithm, int ranks);
+// What is wrong with the call's buffers on this rank (null where data is
+// needed, partial overlap); nullptr when nothing.
+const char* buffer_problem(const CollectiveCall& call, int rank, int ranks);
+// Same collective, count, type, root, operator and options: everything but
+// the buffers, so the same validity, algorithm, signature and plans.
+bool same_shape(const CollectiveCall& a, const CollectiveCall& b);
 // A hash of everything all ranks must agree on.
 std::uint64_t signature_of(const CollectiveCall& call, const std::string& algorithm);
 

@@ -2,11 +2,14 @@
 
 #include "../pap/arrival_policy.hpp"
 #include "../pap/global_clock.hpp"
+#include "../base/backoff.hpp"
+#include "../topo/topology.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/collectives/peers.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 namespace earlybird::detail {
@@ -41,12 +44,14 @@ CommCore::~CommCore() = default;
 std::shared_ptr<CommCore> CommCore::create(ProgressEngine& engine, std::unique_ptr<Transport> transport,
                                            CommOptions options) {
   auto core = std::make_shared<CommCore>(engine, std::move(transport), options);
+  core->driver_.on_post([weak = std::weak_ptr<CommCore>(core)] {
+    if (auto self = weak.lock()) self->wake_engine();
+  });
   if (core->transport_->needs_service()) {
     // Served from the start, and warmed up (connections across nodes are
     // made at first use) while the caller goes on.
-    engine.submit([self = core] {
+    core->driver_.post([self = core.get()] {
       self->serving_ = true;
-      self->engine_->activate(self);
       try {
         self->round_trips();
       } catch (const std::exception& e) {
@@ -57,11 +62,15 @@ std::shared_ptr<CommCore> CommCore::create(ProgressEngine& engine, std::unique_p
   return core;
 }
 
+void CommCore::wake_engine() {
+  engine_->submit([self = shared_from_this()] { self->engine_->activate(self); });
+}
+
 // Rooted and plain collectives bind statically; arrival-ordered ones learn
 // their plan and binding from the arrival session when they start.
-std::unique_ptr<Binding> CommCore::binding_for(const coll::Algorithm& algorithm, const PlanCache::Key& key, int root,
-                                               std::uint64_t call, std::int64_t arrival_us) {
-  if (!pap::arrival_ordered(algorithm)) return std::make_unique<StaticBinding>(size_, root);
+std::shared_ptr<Binding> CommCore::binding_for(const Prepared& p, const PlanCache::Key& key, std::uint64_t call,
+                                               std::int64_t arrival_us) {
+  if (p.static_binding) return p.static_binding;
   auto plan_of = [this, key](const coll::Algorithm& decided, int virtual_rank,
                              const std::vector<std::uint32_t>& presteps) {
     PlanCache::Key chosen = key;
@@ -73,47 +82,105 @@ std::unique_ptr<Binding> CommCore::binding_for(const coll::Algorithm& algorithm,
       throw Error(chosen.algorithm + " with these pre-steps needs more scratch than the batch was sized for");
     return plan;
   };
-  return arrival_.binding(algorithm, call, arrival_us, key.count * key.elem_bytes, plan_of);
+  return arrival_.binding(*p.info, call, arrival_us, key.count * key.elem_bytes, plan_of);
 }
 
-// One Operation per batch. Elementwise collectives split into consecutive
-// element ranges, each a complete collective of its own.
-std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call, const coll::Algorithm& algorithm,
-                                                    std::uint64_t call_index,
-                                                    const std::shared_ptr<FutureState>& future) {
+// How many shapes a communicator remembers (a solver uses a handful).
+constexpr std::size_t kPreparedShapes = 16;
+
+std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCall& call) {
+  {
+    std::lock_guard lock(prepared_mutex_);
+    for (auto it = prepared_.begin(); it != prepared_.end(); ++it) {
+      if (!same_shape((*it)->shape, call)) continue;
+      auto found = *it;
+      if (it != prepared_.begin()) {
+        prepared_.erase(it);
+        prepared_.push_front(found);
+      }
+      return found;
+    }
+  }
+  auto made = prepare(call);  // outside the lock: planning may take long
+  std::lock_guard lock(prepared_mutex_);
+  prepared_.push_front(made);
+  if (prepared_.size() > kPreparedShapes) prepared_.pop_back();
+  return made;
+}
+
+std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall& call) {
+  auto p = std::make_shared<Prepared>();
+  p->shape = call;
+  p->shape.input = nullptr;
+  p->shape.output = nullptr;
+  p->shape.owned_input = nullptr;
+  p->algorithm = choose_algorithm(call, size_);
+  p->description = describe(call, p->algorithm, rank_, size_);
+  p->invalid = shape_problem(call, p->algorithm, size_);
+  if (!p->invalid.empty()) return p;
+  p->info = coll::find_algorithm(call.collective, p->algorithm);
+  p->signature = signature_of(call, p->algorithm);
+  p->timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
+  p->straggler_after = call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
+  try {
+    plan_batches(*p);
+  } catch (const std::exception& e) {
+    p->invalid = e.what();
+    return p;
+  }
+  p->caller_run = caller_may_run(*p);
+  if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
+  return p;
+}
+
+// Elementwise collectives split into consecutive element ranges, each a
+// complete collective of its own that fits one window lane.
+void CommCore::plan_batches(Prepared& p) {
+  const CollectiveCall& call = p.shape;
   const std::size_t elem = size_of(call.type);
   const std::size_t segment_elems =
       call.options.segment_bytes ? std::max<std::size_t>(1, call.options.segment_bytes / elem) : 0;
-  const bool by_arrival = pap::arrival_ordered(algorithm);
+  const bool by_arrival = pap::arrival_ordered(*p.info);
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
-  PlanCache::Key key{call.collective, by_arrival ? "ring" : std::string(algorithm.name), call.count, segment_elems,
-              call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
+  PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,
+                     call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
   const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans_.arrival_batch_count(key) : plans_.batch_count(key);
-  const std::size_t per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
-  const std::size_t batches = call.count == 0 ? 1 : (call.count + per_batch - 1) / per_batch;
-  const auto timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
-  const std::uint64_t signature = signature_of(call, std::string(algorithm.name));
-  const std::string description = describe(call, std::string(algorithm.name), rank_, size_);
-  const bool all_started = coll::completion_implies_all_started(call.collective);
-  const OperationContext ctx{transport_.get(), engine_, &lanes_, layout_};
-  const std::int64_t arrival_us = pap::global_now_us(*transport_);
-  const auto straggler_after =
-      call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
-
-  std::vector<Pending> items;
+  p.per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
+  const std::size_t batches = call.count == 0 ? 1 : (call.count + p.per_batch - 1) / p.per_batch;
   for (std::size_t b = 0; b < batches; ++b) {
-    const std::size_t begin = b * per_batch;
-    key.count = std::min(per_batch, call.count - begin);
-    const auto offset = static_cast<std::ptrdiff_t>(begin * elem);
+    key.count = std::min(p.per_batch, call.count - b * p.per_batch);
+    p.batch_keys.push_back(key);
+    p.batch_plans.push_back(plans_.plan(key));
+  }
+}
+
+// One Operation per batch.
+std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call,
+                                                    const std::shared_ptr<const Prepared>& prepared,
+                                                    std::uint64_t call_index,
+                                                    const std::shared_ptr<FutureState>& future) {
+  const Prepared& p = *prepared;
+  const std::shared_ptr<const std::string> description(prepared, &p.description);
+  const std::size_t elem = size_of(call.type);
+  const bool all_started = coll::completion_implies_all_started(call.collective);
+  const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
+  const bool by_arrival = pap::arrival_ordered(*p.info);
+  const std::int64_t arrival_us = by_arrival ? pap::global_now_us(*transport_) : 0;
+  const std::size_t batches = p.batch_keys.size();
+  std::vector<Pending> items;
+  items.reserve(batches);
+  for (std::size_t b = 0; b < batches; ++b) {
+    const PlanCache::Key& key = p.batch_keys[b];
+    const auto offset = static_cast<std::ptrdiff_t>(b * p.per_batch * elem);
     const auto* in = static_cast<const std::byte*>(call.input);
     auto* out = static_cast<std::byte*>(call.output);
     const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
                                    call.owned_input};
-    auto operation = std::make_shared<Operation>(plans_.plan(key), binding_for(algorithm, key, call.root, call_index,
-                                                                            arrival_us),
-                                                 ctx, buffers, signature, timeout, description);
+    auto operation = std::make_shared<Operation>(p.batch_plans[b],
+                                                 binding_for(p, key, call_index, arrival_us), ctx,
+                                                 buffers, p.signature, p.timeout, description);
     const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
-    items.push_back({std::move(operation), future, b + 1 == batches, all_started, straggler_after, allreduce_bytes});
+    items.push_back({std::move(operation), future, b + 1 == batches, all_started, p.straggler_after, allreduce_bytes});
   }
   return items;
 }
@@ -122,29 +189,99 @@ Future CommCore::run(const CollectiveCall& call) {
   // Counted before validation so that ranks stay aligned even if one rank's
   // call is refused: estimates are matched to calls by this number.
   const std::uint64_t call_index = arrival_.count_call();
-  const std::string algorithm = choose_algorithm(call, size_);
-  const std::string description = describe(call, algorithm, rank_, size_);
-  auto invalid = [&](const std::string& why) { return Future(failed_future(description + ": " + why)); };
+  std::shared_ptr<const Prepared> p;
+  try {
+    p = prepared(call);
+  } catch (const std::exception& e) {
+    return Future(failed_future(describe(call, "", rank_, size_) + ": " + e.what()));
+  }
+  auto invalid = [&](const std::string& why) { return Future(failed_future(p->description + ": " + why)); };
   if (closed_) return invalid("the communicator is closed");
-  if (const std::string why = invalid_reason(call, algorithm, rank_, size_); !why.empty()) return invalid(why);
+  if (!p->invalid.empty()) return invalid(p->invalid);
+  if (const char* why = buffer_problem(call, rank_, size_)) return invalid(why);
   auto future = std::make_shared<FutureState>();
   try {
-    enqueue(operations(call, *coll::find_algorithm(call.collective, algorithm), call_index, future));
+    auto items = operations(call, p, call_index, future);
+    if (p->caller_run) return run_here(std::move(items.front()));
+    enqueue(std::move(items));
   } catch (const std::exception& e) {
     return invalid(e.what());
   }
   return Future(future);
 }
 
+// Above this a collective's copies and reductions may become TBB tasks and
+// its transfers take long: the progress thread runs it.
+constexpr std::size_t kCallerRunBytes = 64 * 1024;
+
+bool CommCore::caller_may_run(const Prepared& p) const {
+  if (options_.caller_run.count() <= 0 || p.batch_keys.size() != 1 || transport_->needs_service()) return false;
+  if (pap::arrival_ordered(*p.info)) return false;
+  const coll::Shape shape = coll::shape_of(p.shape.collective, size_, p.shape.count);
+  return std::max(shape.input, shape.output) * size_of(p.shape.type) <= kCallerRunBytes;
+}
+
+// The caller takes the drive if it is free and nothing is queued before this
+// collective, and drives it until it finishes or options.caller_run passes;
+// then the progress thread takes over, and whoever waits on the Future helps.
+Future CommCore::run_here(Pending item) {
+  auto future = item.future;
+  future->set_helper(weak_from_this());
+  {
+    DriveHold hold(driver_, true);
+    if (!hold) {
+      enqueue({std::move(item)});
+      return Future(future);
+    }
+    driver_.run_posted();
+    const bool first = !active_.op && queue_.empty();
+    queue_.push_back(std::move(item));
+    busy_.store(true, std::memory_order_relaxed);
+    if (first) {
+      Backoff backoff(topo::cores_shared());
+      std::optional<std::chrono::steady_clock::time_point> until;  // read the clock only when waiting
+      while (!future->ready()) {
+        if (drive()) {
+          backoff.reset();
+          continue;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (!until) until = now + options_.caller_run;
+        if (now > *until) break;
+        backoff.pause();
+      }
+    }
+  }
+  if (busy_.load(std::memory_order_relaxed) || driver_.has_posted()) wake_engine();
+  return Future(future);
+}
+
+bool CommCore::help() {
+  DriveHold hold(driver_, true);
+  return hold && drive();
+}
+
 void CommCore::enqueue(std::vector<Pending> items) {
-  engine_->submit([self = shared_from_this(), items = std::move(items)]() mutable {
+  driver_.post([self = this, items = std::move(items)]() mutable {
     for (auto& item : items) self->queue_.push_back(std::move(item));
-    self->engine_->activate(self);
+    self->busy_.store(true, std::memory_order_relaxed);
   });
 }
 
 bool CommCore::poll(bool& still_active) {
-  bool progressed = serving_ && transport_->poll_hook();
+  DriveHold hold(driver_, false);
+  if (!hold) {
+    still_active = true;  // a caller drives; look again later
+    return false;
+  }
+  const bool progressed = drive();
+  still_active = active_.op || !queue_.empty() || serving_ || driver_.has_posted();
+  return progressed;
+}
+
+bool CommCore::drive() {
+  bool progressed = driver_.run_posted();
+  progressed |= serving_ && transport_->poll_hook();
   if (active_.op) {
     progressed |= active_.op->poll();
     if (active_.op->finished()) {
@@ -158,6 +295,7 @@ bool CommCore::poll(bool& still_active) {
     start_next();
     progressed = true;
   }
+  busy_.store(active_.op || !queue_.empty(), std::memory_order_relaxed);
   if (!active_.op && queue_.empty() && !drain_waiters_.empty()) {
     serving_ = false;  // close(): the caller's thread serves the transport from here on
     // Completing a waiter may let close() return and the owner drop its
@@ -166,7 +304,6 @@ bool CommCore::poll(bool& still_active) {
     drain_waiters_.clear();
     for (auto& waiter : waiters) waiter->complete();
   }
-  still_active = active_.op || !queue_.empty() || serving_;
   return progressed;
 }
 
@@ -180,8 +317,10 @@ void CommCore::start_next() {
   }
   const bool talks = active_.op->talks_to_peers();
   const std::uint64_t sequence = talks ? next_sequence_++ : 0;
-  if (talks) arrival_.entered(sequence);
-  active_since_ = std::chrono::steady_clock::now();
+  if (talks) {
+    arrival_.entered(sequence);
+    active_since_ = std::chrono::steady_clock::now();  // for the straggler report and tau
+  }
   active_reported_ = false;
   active_.op->start(sequence);
   if (active_.op->finished()) retire();
@@ -246,7 +385,7 @@ void CommCore::edge(double fraction) {
     throw Error("earlybird edge(" + std::to_string(fraction) + ") on rank " + std::to_string(rank_) +
                 ": the communicator is closed");
   const std::uint64_t call = arrival_.next_call();
-  engine_->submit([self = shared_from_this(), call, estimate_us] {
+  driver_.post([self = shared_from_this(), call, estimate_us] {
     try {
       self->arrival_.publish_estimate(call, estimate_us);
       self->arrival_.warm_up();
@@ -260,7 +399,7 @@ Future CommCore::warm_up() {
   const std::string what = "earlybird warm_up on rank " + std::to_string(rank_) + " of " + std::to_string(size_);
   if (closed_) return Future(failed_future(what + ": the communicator is closed"));
   auto future = std::make_shared<FutureState>();
-  engine_->submit([self = shared_from_this(), future, what] {
+  driver_.post([self = shared_from_this(), future, what] {
     try {
       self->round_trips();
     } catch (const std::exception& e) {
@@ -286,10 +425,7 @@ void CommCore::close() {
   if (closed_.exchange(true)) return;
   // Collectives already submitted still run; wait for the queue to drain.
   auto drained = std::make_shared<FutureState>();
-  engine_->submit([self = shared_from_this(), drained] {
-    self->drain_waiters_.push_back(drained);
-    self->engine_->activate(self);
-  });
+  driver_.post([self = this, drained] { self->drain_waiters_.push_back(drained); });
   drained->wait();
   transport_->close();
 }

@@ -1,12 +1,17 @@
 // CommCore: the state behind a Communicator handle — the queue, the plans
 // (plan_cache.hpp) and the batches. User threads submit collectives (validated, planned and cut
-// into batches on the caller's thread); the progress thread runs them one
-// after another, in submission order, so every rank runs them in the same
-// order. Arrival-pattern state (monitoring, arrival-ordered bindings,
+// into batches on the caller's thread); they run one after another, in
+// submission order, so every rank runs them in the same order. The thread
+// holding the drive (exec/driver.hpp) runs them: the progress thread, or,
+// for a small collective submitted to an idle communicator, the caller
+// itself (caller-run), which hands over to the progress thread what does not
+// finish within options.caller_run; a thread waiting for a caller-run
+// collective's Future drives while it waits. Arrival-pattern state (monitoring, arrival-ordered bindings,
 // straggler reports) is the ArrivalSession's (pap/arrival_session.hpp).
 #pragma once
 
 #include "../config/environment.hpp"
+#include "../exec/driver.hpp"
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
 #include "../pap/arrival_session.hpp"
@@ -23,6 +28,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -33,7 +39,7 @@ using config::CommOptions;
 // The window of a communicator of `ranks` ranks.
 WindowLayout layout_for(const CommOptions& options, int ranks);
 
-class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> {
+class CommCore : public Pollable, public Drivable, public std::enable_shared_from_this<CommCore> {
  public:
   // `engine` must outlive the core (Runtime and SimWorld own both). Use
   // create(): a transport that needs service is polled from the start.
@@ -52,7 +58,13 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   void close();
 
   bool poll(bool& still_active) override;
-  bool urgent() const override { return active_.op || !queue_.empty(); }
+  // Not while a caller drives: the progress thread then only backs off.
+  // A waiting thread's turn at the drive; false when another thread holds it
+  // or nothing moved.
+  bool help() override;
+  bool urgent() const override {
+    return (busy_.load(std::memory_order_relaxed) || driver_.has_posted()) && !driver_.held_by_caller();
+  }
 
   // Communicator::phase_begin, edge, phase_end, straggler_report, last_decision.
   pap::ArrivalSession& arrival() { return arrival_; }
@@ -71,11 +83,40 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
     std::chrono::milliseconds straggler_after{0};  // 0: no straggler report
     std::size_t allreduce_bytes = 0;  // an allreduce's bytes (its time feeds tau); 0 otherwise
   };
-  std::unique_ptr<Binding> binding_for(const coll::Algorithm& algorithm, const PlanCache::Key& key, int root,
-                                       std::uint64_t call, std::int64_t arrival_us);
-  std::vector<Pending> operations(const CollectiveCall& call, const coll::Algorithm& algorithm,
+  // What every call of one shape (same_shape) shares, worked out once: the
+  // algorithm, validity, description, signature, batches and their plans.
+  struct Prepared {
+    CollectiveCall shape;  // the call it was prepared for, buffers cleared
+    std::string algorithm;
+    const coll::Algorithm* info = nullptr;
+    std::string description;
+    std::string invalid;  // why every call of this shape fails; empty: valid
+    std::uint64_t signature = 0;
+    std::size_t per_batch = 0;
+    std::vector<PlanCache::Key> batch_keys;
+    std::vector<std::shared_ptr<const coll::RankPlan>> batch_plans;
+    std::chrono::milliseconds timeout{0};
+    std::chrono::milliseconds straggler_after{0};
+    bool caller_run = false;
+    std::shared_ptr<Binding> static_binding;  // null for arrival-ordered algorithms
+  };
+  std::shared_ptr<const Prepared> prepared(const CollectiveCall& call);
+  std::shared_ptr<const Prepared> prepare(const CollectiveCall& call);
+  void plan_batches(Prepared& p);
+  std::shared_ptr<Binding> binding_for(const Prepared& p, const PlanCache::Key& key, std::uint64_t call,
+                                       std::int64_t arrival_us);
+  std::vector<Pending> operations(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
                                   std::uint64_t call_index, const std::shared_ptr<FutureState>& future);
   void enqueue(std::vector<Pending> items);
+  // Caller-run: small, statically bound, one batch, on a transport nobody
+  // must serve between collectives.
+  bool caller_may_run(const Prepared& p) const;
+  Future run_here(Pending item);
+  // Drive holder: one turn (posted work, the active operation, the queue);
+  // true on progress.
+  bool drive();
+  // Asks the progress thread to poll this communicator.
+  void wake_engine();
   void start_next();
   void retire();
   void check_straggler();
@@ -95,8 +136,12 @@ class CommCore : public Pollable, public std::enable_shared_from_this<CommCore> 
   pap::ArrivalSession arrival_;
 
   PlanCache plans_;
+  std::mutex prepared_mutex_;
+  std::deque<std::shared_ptr<const Prepared>> prepared_;  // most recently used first
+  Driver driver_;
+  std::atomic<bool> busy_{false};  // an operation is active or queued (written by the drive holder)
 
-  // Progress thread only.
+  // Drive holder only.
   std::deque<Pending> queue_;
   Pending active_;
   std::uint64_t next_sequence_ = 1;

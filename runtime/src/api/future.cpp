@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../exec/tbb_handoff.hpp"
+#include "../base/backoff.hpp"
 #include "../base/cpu_relax.hpp"
 #include "../topo/topology.hpp"
 
@@ -15,17 +16,7 @@
 namespace earlybird {
 namespace detail {
 
-struct FutureState::Impl {
-  std::atomic<bool> done{false};
-  mutable std::mutex mutex;
-  mutable std::condition_variable cv;
-  std::exception_ptr error;
-  std::vector<std::function<void(std::exception_ptr)>> callbacks;
-};
-
-std::shared_ptr<FutureState::Impl> FutureState::make_impl() { return std::make_shared<Impl>(); }
-
-bool FutureState::ready() const { return impl_->done.load(std::memory_order_acquire); }
+bool FutureState::ready() const { return done_.load(std::memory_order_acquire); }
 
 namespace {
 // Short collectives finish within microseconds: spin briefly before sleeping
@@ -34,21 +25,43 @@ namespace {
 constexpr int kSpinsBeforeBlocking = 4000;
 }  // namespace
 
+// Drives the work with the helper until done or `deadline`; true if done.
+bool FutureState::help_until(Drivable& helper, std::chrono::steady_clock::time_point deadline) const {
+  Backoff backoff(topo::cores_shared());
+  while (!ready()) {
+    if (helper.help()) {
+      backoff.reset();
+    } else {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      backoff.pause();
+    }
+  }
+  return true;
+}
+
 void FutureState::wait() const {
-  const int spins = topo::cores_shared() ? 0 : kSpinsBeforeBlocking;
-  for (int i = 0; i < spins && !ready(); ++i) cpu_relax();
-  std::unique_lock lock(impl_->mutex);
-  impl_->cv.wait(lock, [&] { return impl_->done.load(std::memory_order_acquire); });
-  if (impl_->error) std::rethrow_exception(impl_->error);
+  if (auto helper = helper_.lock()) {
+    help_until(*helper, std::chrono::steady_clock::time_point::max());
+  } else {
+    const int spins = topo::cores_shared() ? 0 : kSpinsBeforeBlocking;
+    for (int i = 0; i < spins && !ready(); ++i) cpu_relax();
+  }
+  std::unique_lock lock(mutex_);
+  cv_.wait(lock, [&] { return done_.load(std::memory_order_acquire); });
+  if (error_) std::rethrow_exception(error_);
 }
 
 bool FutureState::wait_for(std::chrono::nanoseconds timeout) const {
-  std::unique_lock lock(impl_->mutex);
-  if (!impl_->cv.wait_for(lock, timeout, [&] { return impl_->done.load(std::memory_order_acquire); }))
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (auto helper = helper_.lock(); helper && !help_until(*helper, deadline)) return false;
+  std::unique_lock lock(mutex_);
+  if (!cv_.wait_until(lock, deadline, [&] { return done_.load(std::memory_order_acquire); }))
     return false;
-  if (impl_->error) std::rethrow_exception(impl_->error);
+  if (error_) std::rethrow_exception(error_);
   return true;
 }
+
+void FutureState::set_helper(std::weak_ptr<Drivable> helper) { helper_ = std::move(helper); }
 
 void FutureState::complete() { finish(nullptr); }
 void FutureState::fail(std::exception_ptr error) { finish(std::move(error)); }
@@ -56,25 +69,25 @@ void FutureState::fail(std::exception_ptr error) { finish(std::move(error)); }
 void FutureState::finish(std::exception_ptr error) {
   std::vector<std::function<void(std::exception_ptr)>> callbacks;
   {
-    std::lock_guard lock(impl_->mutex);
-    if (impl_->done.load(std::memory_order_relaxed)) return;
-    impl_->error = error;
-    impl_->done.store(true, std::memory_order_release);
-    callbacks.swap(impl_->callbacks);
+    std::lock_guard lock(mutex_);
+    if (done_.load(std::memory_order_relaxed)) return;
+    error_ = error;
+    done_.store(true, std::memory_order_release);
+    callbacks.swap(callbacks_);
   }
-  impl_->cv.notify_all();
+  cv_.notify_all();
   for (auto& cb : callbacks) cb(error);
 }
 
 void FutureState::on_complete(std::function<void(std::exception_ptr)> callback) {
   std::exception_ptr error;
   {
-    std::lock_guard lock(impl_->mutex);
-    if (!impl_->done.load(std::memory_order_relaxed)) {
-      impl_->callbacks.push_back(std::move(callback));
+    std::lock_guard lock(mutex_);
+    if (!done_.load(std::memory_order_relaxed)) {
+      callbacks_.push_back(std::move(callback));
       return;
     }
-    error = impl_->error;
+    error = error_;
   }
   callback(error);
 }

@@ -68,6 +68,8 @@ CommOptions comm_options_from_environment() {
   o.timeout = milliseconds_or("EARLYBIRD_TIMEOUT_MS", o.timeout);
   o.straggler_after = milliseconds_or("EARLYBIRD_STRAGGLER_MS", o.straggler_after);
   o.verbose = set_to_one("EARLYBIRD_VERBOSE");
+  o.caller_run = std::chrono::microseconds(
+      integer_or("EARLYBIRD_CALLER_RUN_US", static_cast<std::size_t>(o.caller_run.count()), 0));
   o.transport = transport_from_environment();
   return o;
 }

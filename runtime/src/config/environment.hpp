@@ -23,6 +23,10 @@ struct CommOptions {
   std::chrono::milliseconds timeout{120000};     // EARLYBIRD_TIMEOUT_MS
   std::chrono::milliseconds straggler_after{0};  // EARLYBIRD_STRAGGLER_MS; 0: off
   bool verbose = false;                          // EARLYBIRD_VERBOSE=1
+  // Caller-run: how long a small collective's calling thread drives it
+  // before the progress thread takes over (EARLYBIRD_CALLER_RUN_US; 0: every
+  // collective goes through the progress thread).
+  std::chrono::microseconds caller_run{20};
   TransportPreference transport = TransportPreference::automatic;  // EARLYBIRD_TRANSPORT
 };
 CommOptions comm_options_from_environment();

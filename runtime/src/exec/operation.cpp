@@ -32,9 +32,9 @@ thread_local std::vector<WorkItem>* tl_work = nullptr;
 
 }  // namespace
 
-Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::unique_ptr<Binding> binding,
+Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::shared_ptr<Binding> binding,
                      OperationContext context, OperationBuffers buffers, std::uint64_t signature,
-                     Clock::duration timeout, std::string description)
+                     Clock::duration timeout, std::shared_ptr<const std::string> description)
     : plan_(std::move(plan)),
       binding_(std::move(binding)),
       ctx_(context),
@@ -47,8 +47,11 @@ Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::unique_ptr
 void Operation::start(std::uint64_t sequence) {
   sequence_ = sequence;
   lane_ = static_cast<int>(sequence % WindowLayout::kLanes);
+  if (sequence == 0) {  // nothing to exchange: no binding, no peer to wait for
+    deadline_ = Clock::time_point::max();
+    return run_plan();
+  }
   deadline_ = Clock::now() + timeout_;
-  if (sequence == 0) return run_plan();  // nothing to exchange: no binding needed
   remaining_.store(1, std::memory_order_relaxed);  // not finished while deciding
   try {
     if (binding_->begin()) run_decided_plan();
@@ -86,7 +89,7 @@ std::exception_ptr Operation::error() const {
 void Operation::fail(const std::string& cause) {
   std::lock_guard lock(error_mutex_);
   if (error_) return;
-  error_ = std::make_exception_ptr(Error(description_ + ": " + cause));
+  error_ = std::make_exception_ptr(Error(*description_ + ": " + cause));
   failed_.store(true, std::memory_order_release);
 }
 
@@ -122,8 +125,8 @@ void Operation::dispatch_now(std::uint32_t step) {
   if (failed_.load(std::memory_order_acquire)) return;
   const PlanStep& s = plan_->steps[step];
   const bool transfer = s.kind == StepKind::put || s.kind == StepKind::get;
-  if (transfer && !ctx_.engine->on_progress_thread()) {
-    ctx_.engine->submit([self = shared_from_this(), step] { self->dispatch(step); });
+  if (transfer && !ctx_.driver->held_here()) {
+    ctx_.driver->post([self = shared_from_this(), step] { self->dispatch(step); });
     return;
   }
   if (transfer && !targets_ready(s, true)) {
@@ -192,8 +195,8 @@ void Operation::execute(const PlanStep& s, bool may_split) {
 void Operation::finish_step(std::uint32_t step) {
   const PlanStep& s = plan_->steps[step];
   if (s.note_end != s.note_begin) {
-    if (!ctx_.engine->on_progress_thread()) {
-      ctx_.engine->submit([self = shared_from_this(), step] { self->finish_step(step); });
+    if (!ctx_.driver->held_here()) {
+      ctx_.driver->post([self = shared_from_this(), step] { self->finish_step(step); });
       return;
     }
     if (!targets_ready(s, false)) {

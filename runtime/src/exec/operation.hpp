@@ -5,15 +5,18 @@
 // queues, arrival boards or algorithms. Steps become ready as their local
 // predecessors finish and the flags they wait for arrive; ready steps are
 // dispatched:
-//   put / get                -> the progress thread (the only MPI caller);
+//   put / get                -> the thread holding the drive (exec/driver.hpp:
+//                               the progress thread, or a caller running a
+//                               small collective itself);
 //   small copy / reduce      -> run inline by whichever thread readied them;
 //   large copy / reduce      -> a oneTBB task (split further with parallel_for).
-// Notifications a step raises are sent by the progress thread after the step
+// Notifications a step raises are sent by the drive's holder after the step
 // (for a put: after its data is complete at the target).
 #pragma once
 
 #include "../progress/progress_engine.hpp"
 #include "binding.hpp"
+#include "driver.hpp"
 #include "lane_guard.hpp"
 #include "../rma/transport.hpp"
 #include "../rma/window_layout.hpp"
@@ -34,7 +37,8 @@ namespace earlybird {
 
 struct OperationContext {
   Transport* transport = nullptr;
-  ProgressEngine* engine = nullptr;
+  ProgressEngine* engine = nullptr;  // its TBB arena and thread budget
+  Driver* driver = nullptr;          // who may call the transport
   LaneGuard* lanes = nullptr;
   WindowLayout layout;
 };
@@ -53,24 +57,25 @@ class Operation : public std::enable_shared_from_this<Operation> {
 
   // `plan`: the plan to run; when `binding` decides the plan at start
   // (arrival-ordered), a stand-in with the same peers-or-not answer.
-  Operation(std::shared_ptr<const coll::RankPlan> plan, std::unique_ptr<Binding> binding, OperationContext context,
-            OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout, std::string description);
+  Operation(std::shared_ptr<const coll::RankPlan> plan, std::shared_ptr<Binding> binding, OperationContext context,
+            OperationBuffers buffers, std::uint64_t signature, Clock::duration timeout,
+            std::shared_ptr<const std::string> description);
 
   // False when the plan exchanges nothing with peers (count 0, or P = 1): such
   // an operation runs locally and consumes no sequence number.
   bool talks_to_peers() const { return plan_->flags > 0 || !plan_->notes.empty(); }
-  // Progress thread: begin executing with this sequence number (0: it
+  // Drive holder: begin executing with this sequence number (0: it
   // exchanges nothing, and the binding is never asked).
   void start(std::uint64_t sequence);
   Binding& binding() { return *binding_; }
-  // Progress thread: look at awaited flags and the watchdog. True on progress.
+  // Drive holder: look at awaited flags and the watchdog. True on progress.
   bool poll();
   // Every step done, or failed with no task still touching user buffers.
   bool finished() const;
   std::exception_ptr error() const;
   // Any thread: fail with `cause` (first failure wins).
   void fail(const std::string& cause);
-  const std::string& description() const { return description_; }
+  const std::string& description() const { return *description_; }
   // The sequence number it runs under (0: it exchanges nothing).
   std::uint64_t sequence() const { return sequence_; }
 
@@ -102,21 +107,21 @@ class Operation : public std::enable_shared_from_this<Operation> {
   bool retry_parked();
 
   std::shared_ptr<const coll::RankPlan> plan_;
-  std::unique_ptr<Binding> binding_;
+  std::shared_ptr<Binding> binding_;  // a static one is shared by every call of one shape
   OperationContext ctx_;
   bool refreshed_this_poll_ = false;
   OperationBuffers buf_;
   std::size_t elem_;
   std::uint64_t signature_;
   Clock::duration timeout_;
-  std::string description_;
+  std::shared_ptr<const std::string> description_;  // shared by every call of one shape
 
   std::uint64_t sequence_ = 0;
   int lane_ = 0;
   Clock::time_point deadline_;
   std::unique_ptr<std::atomic<std::uint32_t>[]> waits_;
-  std::vector<std::uint32_t> unseen_flags_;  // progress thread only
-  std::vector<Parked> parked_;               // progress thread only
+  std::vector<std::uint32_t> unseen_flags_;  // drive holder only
+  std::vector<Parked> parked_;               // drive holder only
   std::atomic<std::size_t> remaining_{0};
   std::atomic<int> inflight_tasks_{0};
   std::atomic<bool> failed_{false};

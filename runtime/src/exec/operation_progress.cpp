@@ -1,4 +1,4 @@
-// What the progress thread does for an active Operation at each poll: run
+// What the drive's holder (exec/driver.hpp) does for an active Operation at each poll: run
 // parked steps whose peers became known and free, look at the flags still
 // awaited, ask the binding for a decision still pending, and fail the
 // operation when nothing arrived for the watchdog's timeout, naming whom it
