@@ -10,7 +10,9 @@
 #include <earlybird/sim.hpp>
 
 #include <chrono>
+#include <atomic>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -240,4 +242,93 @@ TEST_CASE("then() runs after completion and carries errors") {
     }
     if (!threw) throw std::runtime_error("then() swallowed the error");
   });
+}
+
+TEST_CASE("small collectives give the same results with caller-run off (every one through the progress thread)") {
+  SimOptions options;
+  options.caller_run = std::chrono::microseconds(0);
+  for (int p : {1, 2, 3, 5}) {
+    CAPTURE(p);
+    SimWorld world(p, options);
+    Failures failures;
+    for (const auto& algorithm : coll::allreduce_algorithms())
+      for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p + 1), std::size_t{1000}}) {
+        check_allreduce<double>(world, std::string(algorithm.name), count, Op::sum, count % 2 == 1, failures);
+        check_allreduce<std::int32_t>(world, std::string(algorithm.name), count, Op::max, false, failures);
+      }
+    failures.report();
+  }
+}
+
+// Caller-run hand-over: ranks arrive up to a few milliseconds apart, so a
+// caller's budget often runs out and the progress thread (or the waiter)
+// finishes the collective; every result must stay exact.
+TEST_CASE("caller-run collectives with late ranks hand over and stay exact") {
+  for (int p : {2, 4}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    world.run([&](int rank, Communicator& comm) {
+      for (int k = 0; k < 60; ++k) {
+        if ((k + rank) % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(50 * ((k * 7 + rank) % 40)));
+        std::vector<std::int64_t> v = make_input<std::int64_t>(rank, 1 + static_cast<std::size_t>(k % 9), Op::sum);
+        Future f = comm.allreduce(std::span<std::int64_t>(v), Op::sum);
+        if (k % 4 == 1) std::this_thread::sleep_for(std::chrono::microseconds(200));  // not waiting at once
+        wait_bounded(f, rank, "late-rank round " + std::to_string(k));
+        if (count_wrong(v, p, Op::sum)) failures.add("rank " + std::to_string(rank) + " round " + std::to_string(k) + " wrong");
+      }
+    });
+    failures.report();
+  }
+}
+
+// Two user threads per rank share one communicator and take turns to submit
+// (collectives must be called in the same order on every rank): one submits
+// large collectives (queued to the progress thread), the other small ones
+// (caller-run candidates that must queue behind the large ones). Each thread
+// waits for its own futures.
+TEST_CASE("caller-run and queued collectives from two user threads on one communicator") {
+  constexpr int kRounds = 20;
+  for (int p : {2, 3}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    world.run([&](int rank, Communicator& comm) {
+      std::atomic<int> turn{0};
+      auto take_turn = [&](int mine) {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (turn.load() != mine) {
+          if (std::chrono::steady_clock::now() > give_up) throw std::runtime_error("turn never came");
+          std::this_thread::yield();
+        }
+      };
+      auto submitter = [&](bool large) {
+        std::vector<std::vector<double>> buffers;
+        std::vector<Future> futures;
+        for (int k = 0; k < kRounds; ++k) {
+          const int mine = 2 * k + (large ? 0 : 1);
+          take_turn(mine);
+          buffers.push_back(make_input<double>(rank, large ? 50000 + static_cast<std::size_t>(k) : 3 + static_cast<std::size_t>(k), Op::sum));
+          futures.push_back(comm.allreduce(std::span<double>(buffers.back()), Op::sum));
+          turn.store(mine + 1);
+        }
+        for (int k = 0; k < kRounds; ++k) {
+          wait_bounded(futures[static_cast<std::size_t>(k)], rank, std::string(large ? "large " : "small ") + std::to_string(k));
+          if (count_wrong(buffers[static_cast<std::size_t>(k)], p, Op::sum))
+            failures.add("rank " + std::to_string(rank) + (large ? " large " : " small ") + std::to_string(k) + " wrong");
+        }
+      };
+      auto guarded = [&](bool large) {
+        try {
+          submitter(large);
+        } catch (const std::exception& e) {
+          failures.add("rank " + std::to_string(rank) + (large ? " large" : " small") + " thread: " + e.what());
+        }
+      };
+      std::thread small(guarded, false);
+      guarded(true);
+      small.join();
+    });
+    failures.report();
+  }
 }

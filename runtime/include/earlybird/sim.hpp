@@ -17,6 +17,9 @@ struct SimOptions {
   std::size_t scratch_bytes = 1u << 20;      // per lane, per rank
   std::chrono::milliseconds timeout{30000};  // collective watchdog
   int worker_threads = 1;                    // TBB workers per simulated rank
+  // How long a small collective's calling thread drives it before the
+  // progress thread takes over; 0: never caller-run (EARLYBIRD_CALLER_RUN_US).
+  std::chrono::microseconds caller_run{20};
 };
 
 class SimWorld {

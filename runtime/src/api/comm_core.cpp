@@ -154,35 +154,24 @@ void CommCore::plan_batches(Prepared& p) {
   }
 }
 
-// One Operation per batch.
-std::vector<CommCore::Pending> CommCore::operations(const CollectiveCall& call,
-                                                    const std::shared_ptr<const Prepared>& prepared,
-                                                    std::uint64_t call_index,
-                                                    const std::shared_ptr<FutureState>& future) {
+// The Operation of batch `b` (a consecutive element range).
+CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
+                                  std::size_t b, const CallContext& context) {
   const Prepared& p = *prepared;
-  const std::shared_ptr<const std::string> description(prepared, &p.description);
+  const PlanCache::Key& key = p.batch_keys[b];
   const std::size_t elem = size_of(call.type);
-  const bool all_started = coll::completion_implies_all_started(call.collective);
+  const auto offset = static_cast<std::ptrdiff_t>(b * p.per_batch * elem);
+  const auto* in = static_cast<const std::byte*>(call.input);
+  auto* out = static_cast<std::byte*>(call.output);
+  const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
+                                 call.owned_input};
   const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
-  const bool by_arrival = pap::arrival_ordered(*p.info);
-  const std::int64_t arrival_us = by_arrival ? pap::global_now_us(*transport_) : 0;
-  const std::size_t batches = p.batch_keys.size();
-  std::vector<Pending> items;
-  items.reserve(batches);
-  for (std::size_t b = 0; b < batches; ++b) {
-    const PlanCache::Key& key = p.batch_keys[b];
-    const auto offset = static_cast<std::ptrdiff_t>(b * p.per_batch * elem);
-    const auto* in = static_cast<const std::byte*>(call.input);
-    auto* out = static_cast<std::byte*>(call.output);
-    const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
-                                   call.owned_input};
-    auto operation = std::make_shared<Operation>(p.batch_plans[b],
-                                                 binding_for(p, key, call_index, arrival_us), ctx,
-                                                 buffers, p.signature, p.timeout, description);
-    const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
-    items.push_back({std::move(operation), future, b + 1 == batches, all_started, p.straggler_after, allreduce_bytes});
-  }
-  return items;
+  auto operation = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us),
+                                               ctx, buffers, p.signature, p.timeout,
+                                               std::shared_ptr<const std::string>(prepared, &p.description));
+  const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
+  return {std::move(operation), context.future, b + 1 == p.batch_keys.size(),
+          coll::completion_implies_all_started(call.collective), p.straggler_after, allreduce_bytes};
 }
 
 Future CommCore::run(const CollectiveCall& call) {
@@ -199,15 +188,17 @@ Future CommCore::run(const CollectiveCall& call) {
   if (closed_) return invalid("the communicator is closed");
   if (!p->invalid.empty()) return invalid(p->invalid);
   if (const char* why = buffer_problem(call, rank_, size_)) return invalid(why);
-  auto future = std::make_shared<FutureState>();
+  const CallContext context{std::make_shared<FutureState>(), call_index,
+                            pap::arrival_ordered(*p->info) ? pap::global_now_us(*transport_) : 0};
   try {
-    auto items = operations(call, p, call_index, future);
-    if (p->caller_run) return run_here(std::move(items.front()));
+    if (p->caller_run) return run_here(batch(call, p, 0, context));
+    std::vector<Pending> items;
+    for (std::size_t b = 0; b < p->batch_keys.size(); ++b) items.push_back(batch(call, p, b, context));
     enqueue(std::move(items));
   } catch (const std::exception& e) {
     return invalid(e.what());
   }
-  return Future(future);
+  return Future(context.future);
 }
 
 // Above this a collective's copies and reductions may become TBB tasks and
@@ -237,23 +228,32 @@ Future CommCore::run_here(Pending item) {
     const bool first = !active_.op && queue_.empty();
     queue_.push_back(std::move(item));
     busy_.store(true, std::memory_order_relaxed);
-    if (first) {
-      Backoff backoff(topo::cores_shared());
-      std::optional<std::chrono::steady_clock::time_point> until;  // read the clock only when waiting
-      while (!future->ready()) {
-        if (drive()) {
-          backoff.reset();
-          continue;
-        }
-        const auto now = std::chrono::steady_clock::now();
-        if (!until) until = now + options_.caller_run;
-        if (now > *until) break;
-        backoff.pause();
-      }
-    }
+    if (first) drive_until(*future, options_.caller_run);
   }
   if (busy_.load(std::memory_order_relaxed) || driver_.has_posted()) wake_engine();
   return Future(future);
+}
+
+// Drive holder: drives until `future` is ready or `budget` has passed since
+// it first found nothing to do. Spins unless the node is oversubscribed: the progress thread,
+// which may share this rank's core, backs off meanwhile (urgent() is false).
+// The clock is read once per kTurnsPerClockRead idle turns.
+void CommCore::drive_until(const FutureState& future, std::chrono::microseconds budget) {
+  constexpr int kTurnsPerClockRead = 16;
+  Backoff backoff(topo::oversubscribed());
+  std::optional<std::chrono::steady_clock::time_point> until;
+  for (int idle = 0; !future.ready();) {
+    if (drive()) {
+      backoff.reset();
+      continue;
+    }
+    if (++idle % kTurnsPerClockRead == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!until) until = now + budget;
+      if (now > *until) return;
+    }
+    backoff.pause();
+  }
 }
 
 bool CommCore::help() {

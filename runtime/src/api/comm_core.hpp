@@ -105,8 +105,14 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   void plan_batches(Prepared& p);
   std::shared_ptr<Binding> binding_for(const Prepared& p, const PlanCache::Key& key, std::uint64_t call,
                                        std::int64_t arrival_us);
-  std::vector<Pending> operations(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
-                                  std::uint64_t call_index, const std::shared_ptr<FutureState>& future);
+  // What one call's batches share.
+  struct CallContext {
+    std::shared_ptr<FutureState> future;
+    std::uint64_t call = 0;       // the call's index (arrival estimates)
+    std::int64_t arrival_us = 0;  // when it was made (arrival-ordered calls)
+  };
+  Pending batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared, std::size_t b,
+                const CallContext& context);
   void enqueue(std::vector<Pending> items);
   // Caller-run: small, statically bound, one batch, on a transport nobody
   // must serve between collectives.
@@ -115,6 +121,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // Drive holder: one turn (posted work, the active operation, the queue);
   // true on progress.
   bool drive();
+  void drive_until(const FutureState& future, std::chrono::microseconds budget);
   // Asks the progress thread to poll this communicator.
   void wake_engine();
   void start_next();

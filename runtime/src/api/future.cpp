@@ -27,12 +27,16 @@ constexpr int kSpinsBeforeBlocking = 4000;
 
 // Drives the work with the helper until done or `deadline`; true if done.
 bool FutureState::help_until(Drivable& helper, std::chrono::steady_clock::time_point deadline) const {
-  Backoff backoff(topo::cores_shared());
+  // The helper drives the work itself: spinning competes with no thread of
+  // this rank (the progress thread backs off meanwhile), only with other
+  // ranks when the node is oversubscribed.
+  Backoff backoff(topo::oversubscribed());
   while (!ready()) {
     if (helper.help()) {
       backoff.reset();
     } else {
-      if (std::chrono::steady_clock::now() > deadline) return false;
+      if (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > deadline)
+        return false;
       backoff.pause();
     }
   }
@@ -40,6 +44,10 @@ bool FutureState::help_until(Drivable& helper, std::chrono::steady_clock::time_p
 }
 
 void FutureState::wait() const {
+  if (ready()) {  // done_ is stored (release) after error_
+    if (error_) std::rethrow_exception(error_);
+    return;
+  }
   if (auto helper = helper_.lock()) {
     help_until(*helper, std::chrono::steady_clock::time_point::max());
   } else {

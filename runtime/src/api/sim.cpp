@@ -22,6 +22,7 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   comm_options.scratch_bytes = options.scratch_bytes;
   comm_options.flags_per_lane = 1u << 14;
   comm_options.timeout = options.timeout;
+  comm_options.caller_run = options.caller_run;
   auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options, ranks).total_bytes());
   if (ranks > topo::core_count()) topo::note_oversubscribed();
   for (int r = 0; r < ranks; ++r) {

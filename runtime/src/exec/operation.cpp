@@ -67,7 +67,12 @@ void Operation::run_decided_plan() {
 
 void Operation::run_plan() {
   const auto& steps = plan_->steps;
-  waits_ = std::make_unique<std::atomic<std::uint32_t>[]>(steps.size());
+  if (steps.size() <= kInlineSteps) {
+    waits_ = inline_waits_.data();
+  } else {
+    heap_waits_ = std::make_unique<std::atomic<std::uint32_t>[]>(steps.size());
+    waits_ = heap_waits_.get();
+  }
   for (std::size_t i = 0; i < steps.size(); ++i) waits_[i].store(steps[i].waits, std::memory_order_relaxed);
   remaining_.store(steps.size(), std::memory_order_relaxed);
   unseen_flags_.resize(plan_->flags);

@@ -24,6 +24,7 @@
 #include <earlybird/collectives/plan.hpp>
 #include <earlybird/types.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -90,6 +91,7 @@ class Operation : public std::enable_shared_from_this<Operation> {
   void finish_step(std::uint32_t step);
   void satisfy(std::uint32_t step);
   void check_flag(std::size_t index, bool& progressed);
+  void watch();
   std::string missing_flags() const;
   std::byte* local(coll::Buffer buffer, coll::Range range) const;
   std::size_t scratch_offset(coll::Range range) const;
@@ -119,7 +121,14 @@ class Operation : public std::enable_shared_from_this<Operation> {
   std::uint64_t sequence_ = 0;
   int lane_ = 0;
   Clock::time_point deadline_;
-  std::unique_ptr<std::atomic<std::uint32_t>[]> waits_;
+  std::uint32_t idle_polls_ = 0;          // drive holder only
+  bool progressed_since_watch_ = false;   // drive holder only
+  // Per step: unmet dependencies. Small plans (a latency-bound collective)
+  // use the inline array; null until the plan runs.
+  static constexpr std::size_t kInlineSteps = 8;
+  std::atomic<std::uint32_t>* waits_ = nullptr;
+  std::array<std::atomic<std::uint32_t>, kInlineSteps> inline_waits_;
+  std::unique_ptr<std::atomic<std::uint32_t>[]> heap_waits_;
   std::vector<std::uint32_t> unseen_flags_;  // drive holder only
   std::vector<Parked> parked_;               // drive holder only
   std::atomic<std::size_t> remaining_{0};

@@ -81,15 +81,30 @@ bool Operation::poll() {
     if (failed_.load(std::memory_order_acquire)) return true;
   }
   if (progressed) {
-    deadline_ = Clock::now() + timeout_;
+    progressed_since_watch_ = true;
   } else {
     ctx_.transport->poll_hook();
-    if (Clock::now() > deadline_ && !finished())
-      fail("watchdog: no notification arrived for " +
-           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) +
-           " ms; " + missing_flags());
+    watch();
   }
   return progressed;
+}
+
+// The watchdog reads the clock once per kPollsPerWatch idle polls (a clock
+// read costs as much as a poll): it fails the operation when no flag arrived
+// for the timeout, counted from the first watch after the last progress.
+void Operation::watch() {
+  constexpr std::uint32_t kPollsPerWatch = 16;
+  if (++idle_polls_ % kPollsPerWatch != 0) return;
+  const auto now = Clock::now();
+  if (progressed_since_watch_) {
+    progressed_since_watch_ = false;
+    deadline_ = now + timeout_;
+    return;
+  }
+  if (now > deadline_ && !finished())
+    fail("watchdog: no notification arrived for " +
+         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms; " +
+         missing_flags());
 }
 
 void Operation::check_flag(std::size_t index, bool& progressed) {

@@ -53,6 +53,8 @@ std::atomic<bool> g_oversubscribed{false};
 
 void note_oversubscribed() { g_oversubscribed.store(true, std::memory_order_relaxed); }
 
+bool oversubscribed() { return g_oversubscribed.load(std::memory_order_relaxed); }
+
 bool cores_shared() { return allowed_cpus() == 1 || g_oversubscribed.load(std::memory_order_relaxed); }
 
 int thread_budget(int local_ranks) { return std::max(1, core_count() / std::max(1, local_ranks)); }

@@ -18,6 +18,9 @@ void note_oversubscribed();
 // wait on: bound to one CPU, or oversubscribed. Pollers and waiters must not
 // spin then.
 bool cores_shared();
+// True when the node runs more ranks than it has cores: a thread spinning
+// for a peer may keep that peer off the CPU.
+bool oversubscribed();
 // Threads a rank may use for reductions when `local_ranks` ranks share the
 // node: cores / local_ranks, at least 1.
 int thread_budget(int local_ranks);
