@@ -27,7 +27,7 @@ class Backoff {
   static constexpr int kSharedYieldSteps = 20000;  // ~ tens of milliseconds of yields
   static constexpr int kMaxDoublings = 7;          // sleeps cap at 128 us
   static constexpr int kMaxIdleDoublings = 7;      // idle sleeps cap at 128 us too
-  static constexpr int kRelaxesPerSpin = 16;
+  static constexpr int kRelaxesPerSpin = 1;
 
   // Shared: the poller competes for its cores with threads it waits on (a
   // rank bound to one core, or more ranks than cores). It then never spins

@@ -51,7 +51,7 @@ void Operation::start(std::uint64_t sequence) {
     deadline_ = Clock::time_point::max();
     return run_plan();
   }
-  deadline_ = Clock::now() + timeout_;
+  progressed_since_watch_ = true;  // the watchdog's first look sets the deadline (no clock read here)
   remaining_.store(1, std::memory_order_relaxed);  // not finished while deciding
   try {
     if (binding_->begin()) run_decided_plan();

@@ -92,6 +92,9 @@ class Operation : public std::enable_shared_from_this<Operation> {
   void satisfy(std::uint32_t step);
   void check_flag(std::size_t index, bool& progressed);
   void watch();
+  // Reads the clock: false (and a new deadline) after progress, else
+  // whether the deadline passed.
+  bool deadline_passed();
   std::string missing_flags() const;
   std::byte* local(coll::Buffer buffer, coll::Range range) const;
   std::size_t scratch_offset(coll::Range range) const;

@@ -91,20 +91,24 @@ bool Operation::poll() {
 
 // The watchdog reads the clock once per kPollsPerWatch idle polls (a clock
 // read costs as much as a poll): it fails the operation when no flag arrived
-// for the timeout, counted from the first watch after the last progress.
+// for the timeout, counted from the first look after the last progress.
 void Operation::watch() {
   constexpr std::uint32_t kPollsPerWatch = 16;
   if (++idle_polls_ % kPollsPerWatch != 0) return;
+  if (deadline_passed() && !finished())
+    fail("watchdog: no notification arrived for " +
+         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms; " +
+         missing_flags());
+}
+
+bool Operation::deadline_passed() {
   const auto now = Clock::now();
   if (progressed_since_watch_) {
     progressed_since_watch_ = false;
     deadline_ = now + timeout_;
-    return;
+    return false;
   }
-  if (now > deadline_ && !finished())
-    fail("watchdog: no notification arrived for " +
-         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms; " +
-         missing_flags());
+  return now > deadline_;
 }
 
 void Operation::check_flag(std::size_t index, bool& progressed) {
@@ -151,7 +155,7 @@ bool Operation::poll_decision() {
     return true;
   }
   ctx_.transport->poll_hook();
-  if (Clock::now() > deadline_)
+  if (deadline_passed())
     fail("watchdog: " + binding_->undecided_reason() + " within " +
          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms");
   return false;

@@ -47,6 +47,7 @@ class MpiTransport final : public Transport {
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Win win_ = MPI_WIN_NULL;
+  unsigned idle_polls_ = 0;  // poll_hook calls (by the drive holder)
   std::byte* base_ = nullptr;
   std::size_t bytes_ = 0;
   int rank_ = 0;
