@@ -353,3 +353,16 @@ TEST_CASE("count 0: no transfers at all") {
     CHECK(s.max_flag_count() == 0);
   }
 }
+
+TEST_CASE("inline_flags: every rank reads P-1 vectors, is read P-1 times, reduces (P-1) count; one round") {
+  for (int p = 2; p <= 24; ++p) {
+    for (std::size_t count : {1u, 7u, 1000u}) {
+      CAPTURE(p);
+      CAPTURE(count);
+      const ScheduleStats stats = schedule_stats(allreduce_inline_flags(p, count));
+      const std::size_t peers = static_cast<std::size_t>(p - 1);
+      for (int r = 0; r < p; ++r) check_rank(stats, r, {peers, peers * count, peers * count});
+      CHECK(stats.rounds == 1);
+    }
+  }
+}

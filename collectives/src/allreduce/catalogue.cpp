@@ -48,6 +48,8 @@ const std::array kAllreduce{
               detail::without_params<allreduce_recursive_doubling_halves>},
     Algorithm{"rabenseifner", false, false, 0, detail::without_params<allreduce_rabenseifner>},
     Algorithm{"linear", false, false, 0, detail::without_params<allreduce_linear>},
+    Algorithm{"inline_flags", false, false, 0, detail::without_params<allreduce_inline_flags>, ArrivalOrder::none,
+              true},
     Algorithm{"chain", false, true, kChainDefaultBytes, detail::with_segment<allreduce_chain, kChainDefaultBytes>},
     Algorithm{"binomial", false, false, 0, detail::without_params<allreduce_binomial>},
     Algorithm{"binary_tree", false, true, kReduceBcastDefaultBytes,

@@ -16,10 +16,10 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
 
 }  // namespace
 
-std::string choose_algorithm(const CollectiveCall& call, int ranks) {
+std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct) {
   if (!call.options.algorithm.empty()) return call.options.algorithm;
   const bool commutative = !call.reduces() || call.op.commutative();
-  return config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative);
+  return config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative, direct);
 }
 
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {

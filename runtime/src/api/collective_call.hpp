@@ -35,8 +35,9 @@ struct CollectiveCall {
 };
 
 // The algorithm this call runs: options.algorithm, or the default for its
-// collective, size and operator (config/algorithm_choice.hpp). "" if none fits.
-std::string choose_algorithm(const CollectiveCall& call, int ranks);
+// collective, size and operator, and whether every rank's window is directly
+// reachable (config/algorithm_choice.hpp). "" if none fits.
+std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct);
 // "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
 // What makes a call invalid whatever its buffers (root, algorithm, operator

@@ -35,6 +35,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       layout_(layout_for(options, transport_->size())),
       rank_(transport_->rank()),
       size_(transport_->size()),
+      direct_(InlineAllreduce::possible(*transport_)),
       arrival_(*transport_, layout_, options.verbose),
       plans_(size_, layout_),
       lanes_(*transport_, size_) {}
@@ -114,7 +115,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.input = nullptr;
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
-  p->algorithm = choose_algorithm(call, size_);
+  p->algorithm = choose_algorithm(call, size_, direct_);
   p->description = describe(call, p->algorithm, rank_, size_);
   p->invalid = shape_problem(call, p->algorithm, size_);
   if (!p->invalid.empty()) return p;
@@ -129,6 +130,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
     return p;
   }
   p->caller_run = caller_may_run(*p);
+  p->runs_inline = p->info->runs_inline && direct_ && size_ > 1 &&
+                   call.count * size_of(call.type) <= InlineAllreduce::capacity(size_of(call.type));
   if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
   return p;
 }
@@ -154,7 +157,8 @@ void CommCore::plan_batches(Prepared& p) {
   }
 }
 
-// The Operation of batch `b` (a consecutive element range).
+// The task of batch `b` (a consecutive element range): an Operation, or the
+// inline lines.
 CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
                                   std::size_t b, const CallContext& context) {
   const Prepared& p = *prepared;
@@ -165,12 +169,18 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
   auto* out = static_cast<std::byte*>(call.output);
   const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
                                  call.owned_input};
-  const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
-  auto operation = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us),
-                                               ctx, buffers, p.signature, p.timeout,
-                                               std::shared_ptr<const std::string>(prepared, &p.description));
+  std::shared_ptr<const std::string> description(prepared, &p.description);
+  std::shared_ptr<CollectiveTask> task;
+  if (p.runs_inline) {
+    task = std::make_shared<InlineAllreduce>(*transport_, lanes_, layout_, buffers, key.count, p.signature, p.timeout,
+                                             std::move(description));
+  } else {
+    const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
+    task = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us), ctx,
+                                       buffers, p.signature, p.timeout, std::move(description));
+  }
   const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
-  return {std::move(operation), context.future, b + 1 == p.batch_keys.size(),
+  return {std::move(task), context.future, b + 1 == p.batch_keys.size(),
           coll::completion_implies_all_started(call.collective), p.straggler_after, allreduce_bytes};
 }
 
@@ -317,10 +327,14 @@ void CommCore::start_next() {
   }
   const bool talks = active_.op->talks_to_peers();
   const std::uint64_t sequence = talks ? next_sequence_++ : 0;
-  if (talks) {
-    arrival_.entered(sequence);
-    active_since_ = std::chrono::steady_clock::now();  // for the straggler report and tau
-  }
+  if (talks) arrival_.entered(sequence);
+  // The clock for the straggler report, and for tau on one allreduce in
+  // kTimedEvery (tau keeps the fastest per size: a sample does; a clock read
+  // is a tenth of a small collective).
+  constexpr std::uint64_t kTimedEvery = 8;
+  active_timed_ = talks && ((active_.allreduce_bytes > 0 && sequence % kTimedEvery == 0) ||
+                            active_.straggler_after.count() > 0);
+  if (active_timed_) active_since_ = std::chrono::steady_clock::now();
   active_reported_ = false;
   active_.op->start(sequence);
   if (active_.op->finished()) retire();
@@ -341,8 +355,8 @@ void CommCore::retire() {
   } else {
     if (active_.op->sequence() > 0) {
       lanes_.finished(active_.op->sequence(), active_.all_started);
-      active_.op->binding().finished();
-      if (active_.allreduce_bytes > 0) {
+      active_.op->succeeded();
+      if (active_.allreduce_bytes > 0 && active_timed_) {
         const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - active_since_;
         arrival_.allreduce_took(active_.allreduce_bytes, took.count());
       }
@@ -361,8 +375,9 @@ std::shared_ptr<CommCore> CommCore::split(int color, int key) {
 // A call waiting past its straggler threshold asks every rank (one remote
 // read each, once per call) which collective it last entered.
 void CommCore::check_straggler() {
+  if (active_reported_ || active_.straggler_after.count() <= 0) return;
   const auto waited = std::chrono::steady_clock::now() - active_since_;
-  if (active_reported_ || active_.straggler_after.count() <= 0 || waited < active_.straggler_after) return;
+  if (waited < active_.straggler_after) return;
   if (active_.op->sequence() == 0) return;
   active_reported_ = true;
   try {

@@ -12,6 +12,7 @@
 
 #include "../config/environment.hpp"
 #include "../exec/driver.hpp"
+#include "../exec/inline_allreduce.hpp"
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
 #include "../pap/arrival_session.hpp"
@@ -76,7 +77,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
 
  private:
   struct Pending {
-    std::shared_ptr<Operation> op;
+    std::shared_ptr<CollectiveTask> op;
     std::shared_ptr<FutureState> future;
     bool last_of_call = true;
     bool all_started = false;  // completing it implies every rank started it
@@ -98,6 +99,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     std::chrono::milliseconds timeout{0};
     std::chrono::milliseconds straggler_after{0};
     bool caller_run = false;
+    bool runs_inline = false;  // on the inline lines (exec/inline_allreduce.hpp), not its plan
     std::shared_ptr<Binding> static_binding;  // null for arrival-ordered algorithms
   };
   std::shared_ptr<const Prepared> prepared(const CollectiveCall& call);
@@ -139,6 +141,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   WindowLayout layout_;
   int rank_;
   int size_;
+  bool direct_;  // every rank's window directly reachable
   std::atomic<bool> closed_{false};
   pap::ArrivalSession arrival_;
 
@@ -153,7 +156,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   Pending active_;
   std::uint64_t next_sequence_ = 1;
   LaneGuard lanes_;
-  std::chrono::steady_clock::time_point active_since_;
+  std::chrono::steady_clock::time_point active_since_;  // when active_timed_
+  bool active_timed_ = false;
   bool active_reported_ = false;
   bool serving_ = false;  // polling a transport that needs service, until close()
   std::string broken_;

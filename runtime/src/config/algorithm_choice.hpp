@@ -11,9 +11,16 @@
 
 namespace earlybird::config {
 
+// Allreduces up to this many bytes on a communicator whose windows are all
+// directly reachable run inline_flags (runtime/src/exec/inline_allreduce.hpp:
+// 8 cache lines of 56 data bytes).
+constexpr std::size_t kInlineFlagsBytes = 448;
+
 // `bytes`: count x element size (per block for allgather and reduce-scatter);
 // `commutative`: whether the operator may be applied out of rank order
-// (true for collectives that reduce nothing). "" when no algorithm suits.
-std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative);
+// (true for collectives that reduce nothing); `direct`: every rank's window
+// is directly reachable (one node, shared window). "" when no algorithm suits.
+std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
+                              bool direct = false);
 
 }  // namespace earlybird::config

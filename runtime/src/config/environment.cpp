@@ -71,6 +71,7 @@ CommOptions comm_options_from_environment() {
   o.caller_run = std::chrono::microseconds(
       integer_or("EARLYBIRD_CALLER_RUN_US", static_cast<std::size_t>(o.caller_run.count()), 0));
   o.transport = transport_from_environment();
+  o.shared_window = !(env("EARLYBIRD_SHARED_WINDOW") && std::string(env("EARLYBIRD_SHARED_WINDOW")) == "0");
   return o;
 }
 

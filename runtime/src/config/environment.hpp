@@ -28,6 +28,9 @@ struct CommOptions {
   // collective goes through the progress thread).
   std::chrono::microseconds caller_run{20};
   TransportPreference transport = TransportPreference::automatic;  // EARLYBIRD_TRANSPORT
+  // RMA on one node through a shared window, by loads and stores
+  // (EARLYBIRD_SHARED_WINDOW=0: MPI calls, for comparison).
+  bool shared_window = true;
 };
 CommOptions comm_options_from_environment();
 

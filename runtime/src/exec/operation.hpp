@@ -16,6 +16,7 @@
 
 #include "../progress/progress_engine.hpp"
 #include "binding.hpp"
+#include "collective_task.hpp"
 #include "driver.hpp"
 #include "lane_guard.hpp"
 #include "../rma/transport.hpp"
@@ -52,7 +53,7 @@ struct OperationBuffers {
   std::shared_ptr<const void> keep_alive;  // memory `input` may point into
 };
 
-class Operation : public std::enable_shared_from_this<Operation> {
+class Operation final : public CollectiveTask, public std::enable_shared_from_this<Operation> {
  public:
   using Clock = std::chrono::steady_clock;
 
@@ -64,21 +65,22 @@ class Operation : public std::enable_shared_from_this<Operation> {
 
   // False when the plan exchanges nothing with peers (count 0, or P = 1): such
   // an operation runs locally and consumes no sequence number.
-  bool talks_to_peers() const { return plan_->flags > 0 || !plan_->notes.empty(); }
+  bool talks_to_peers() const override { return plan_->flags > 0 || !plan_->notes.empty(); }
   // Drive holder: begin executing with this sequence number (0: it
   // exchanges nothing, and the binding is never asked).
-  void start(std::uint64_t sequence);
+  void start(std::uint64_t sequence) override;
   Binding& binding() { return *binding_; }
   // Drive holder: look at awaited flags and the watchdog. True on progress.
-  bool poll();
+  bool poll() override;
   // Every step done, or failed with no task still touching user buffers.
-  bool finished() const;
-  std::exception_ptr error() const;
+  bool finished() const override;
+  std::exception_ptr error() const override;
   // Any thread: fail with `cause` (first failure wins).
-  void fail(const std::string& cause);
-  const std::string& description() const { return *description_; }
+  void fail(const std::string& cause) override;
+  const std::string& description() const override { return *description_; }
   // The sequence number it runs under (0: it exchanges nothing).
-  std::uint64_t sequence() const { return sequence_; }
+  std::uint64_t sequence() const override { return sequence_; }
+  void succeeded() override { binding_->finished(); }
 
  private:
   void run_plan();

@@ -35,6 +35,7 @@ class InProcTransport final : public Transport {
   int rank() const override { return rank_; }
   int size() const override { return fabric_->size(); }
   std::byte* window() override { return fabric_->window(rank_); }
+  std::byte* direct_window(int rank) override { return fabric_->window(rank); }
   std::size_t window_bytes() const override { return fabric_->window_bytes(); }
   // Data: memcpy between the simulated windows (bounds-checked).
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;

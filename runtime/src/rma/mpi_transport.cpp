@@ -15,24 +15,60 @@ constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
 
 }  // namespace
 
-MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes) : bytes_(window_bytes) {
+namespace {
+
+// True when every rank of `comm` runs on this rank's node (then every rank
+// finds the same: its node's part of `comm` is all of it).
+bool on_one_node(MPI_Comm comm, int ranks) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int node_ranks = 0;
+  MPI_Comm_size(node, &node_ranks);
+  MPI_Comm_free(&node);
+  return node_ranks == ranks;
+}
+
+}  // namespace
+
+MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes, bool allow_shared)
+    : bytes_(window_bytes), allow_shared_(allow_shared) {
   comm_ = duplicate_for_transport(comm, window_bytes);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  const bool shared = allow_shared && on_one_node(comm_, size_);
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "accumulate_ordering", "none");
   MPI_Info_set(info, "same_size", "true");
   MPI_Info_set(info, "same_disp_unit", "true");
-  const int rc = MPI_Win_allocate(static_cast<MPI_Aint>(window_bytes), 1, info, comm_, &base_, &win_);
+  if (shared) MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each rank's part on its own NUMA node
+  const auto size = static_cast<MPI_Aint>(window_bytes);
+  const int rc = shared ? MPI_Win_allocate_shared(size, 1, info, comm_, &base_, &win_)
+                        : MPI_Win_allocate(size, 1, info, comm_, &base_, &win_);
   MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) MPI_Comm_free(&comm_);
-  check_mpi(rc, "MPI_Win_allocate");
+  check_mpi(rc, shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate");
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
+  if (shared) find_peer_windows();
   std::memset(base_, 0, window_bytes);
   check_mpi(PMPI_Barrier(comm_), "MPI_Barrier (window set-up)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
   clock_ = agree_on_clock(comm_);
+}
+
+void MpiTransport::find_peer_windows() {
+  peers_.resize(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) {
+    MPI_Aint bytes = 0;
+    int disp_unit = 0;
+    void* base = nullptr;
+    check_mpi(MPI_Win_shared_query(win_, r, &bytes, &disp_unit, &base), "MPI_Win_shared_query");
+    peers_[static_cast<std::size_t>(r)] = static_cast<std::byte*>(base);
+  }
+}
+
+std::uint64_t& MpiTransport::word(int target, std::size_t offset) const {
+  return *reinterpret_cast<std::uint64_t*>(peers_[static_cast<std::size_t>(target)] + offset);
 }
 
 MpiTransport::~MpiTransport() {
@@ -44,6 +80,10 @@ MpiTransport::~MpiTransport() {
 }
 
 void MpiTransport::put(int target, std::size_t offset, const void* src, std::size_t bytes) {
+  if (direct()) {
+    std::memcpy(peers_[static_cast<std::size_t>(target)] + offset, src, bytes);
+    return;
+  }
   const auto* from = static_cast<const char*>(src);
   for (std::size_t done = 0; done < bytes; done += kMaxPiece) {
     const int n = static_cast<int>(std::min(kMaxPiece, bytes - done));
@@ -53,6 +93,10 @@ void MpiTransport::put(int target, std::size_t offset, const void* src, std::siz
 }
 
 void MpiTransport::get(int target, std::size_t offset, void* dst, std::size_t bytes) {
+  if (direct()) {
+    std::memcpy(dst, peers_[static_cast<std::size_t>(target)] + offset, bytes);
+    return;
+  }
   auto* to = static_cast<char*>(dst);
   for (std::size_t done = 0; done < bytes; done += kMaxPiece) {
     const int n = static_cast<int>(std::min(kMaxPiece, bytes - done));
@@ -61,7 +105,9 @@ void MpiTransport::get(int target, std::size_t offset, void* dst, std::size_t by
   check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush");
 }
 
+// Direct: a release store orders the flag after this thread's copies before it.
 void MpiTransport::notify(int target, std::size_t offset, std::uint64_t value) {
+  if (direct()) return std::atomic_ref<std::uint64_t>(word(target, offset)).store(value, std::memory_order_release);
   check_mpi(MPI_Accumulate(&value, 1, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), 1, MPI_UINT64_T,
                            MPI_REPLACE, win_),
             "MPI_Accumulate (flag)");
@@ -74,6 +120,7 @@ std::uint64_t MpiTransport::load_flag(std::size_t offset) {
 }
 
 std::uint64_t MpiTransport::load_remote(int target, std::size_t offset) {
+  if (direct()) return std::atomic_ref<std::uint64_t>(word(target, offset)).load(std::memory_order_acquire);
   std::uint64_t value = 0;
   check_mpi(MPI_Fetch_and_op(nullptr, &value, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), MPI_NO_OP, win_),
             "MPI_Fetch_and_op (remote read)");
@@ -82,6 +129,7 @@ std::uint64_t MpiTransport::load_remote(int target, std::size_t offset) {
 }
 
 std::uint64_t MpiTransport::fetch_add(int target, std::size_t offset, std::uint64_t value) {
+  if (direct()) return std::atomic_ref<std::uint64_t>(word(target, offset)).fetch_add(value, std::memory_order_acq_rel);
   std::uint64_t previous = 0;
   check_mpi(MPI_Fetch_and_op(&value, &previous, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), MPI_SUM, win_),
             "MPI_Fetch_and_op (fetch-add)");
@@ -92,6 +140,10 @@ std::uint64_t MpiTransport::fetch_add(int target, std::size_t offset, std::uint6
 // MPI_Get_accumulate with MPI_NO_OP: element-wise atomic with the flag
 // updates (MPI_Accumulate) that write these words; a plain MPI_Get is not.
 void MpiTransport::load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) {
+  if (direct()) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = load_remote(target, offset + i * sizeof(std::uint64_t));
+    return;
+  }
   const int n = static_cast<int>(count);
   check_mpi(MPI_Get_accumulate(nullptr, 0, MPI_UINT64_T, out, n, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), n,
                                MPI_UINT64_T, MPI_NO_OP, win_),
@@ -100,6 +152,10 @@ void MpiTransport::load_remote_words(int target, std::size_t offset, std::uint64
 }
 
 void MpiTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
+  if (direct()) {
+    for (std::size_t i = 0; i < count; ++i) notify(target, offset + i * sizeof(std::uint64_t), words[i]);
+    return;
+  }
   const int n = static_cast<int>(count);
   check_mpi(MPI_Accumulate(words, n, MPI_UINT64_T, target, static_cast<MPI_Aint>(offset), n, MPI_UINT64_T, MPI_REPLACE,
                            win_),
@@ -107,12 +163,12 @@ void MpiTransport::store_remote_words(int target, std::size_t offset, const std:
   check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush (remote store)");
 }
 
-// Peers read this word with MPI_Fetch_and_op; an atomic store is the local
-// counterpart that osc/sm and the in-process transport agree with.
+// Peers read this word with MPI_Fetch_and_op (or, direct, an atomic load);
+// an atomic store is the local counterpart both agree with.
 void MpiTransport::store_local(std::size_t offset, std::uint64_t value) {
   auto* word = reinterpret_cast<std::uint64_t*>(base_ + offset);
   std::atomic_ref<std::uint64_t>(*word).store(value, std::memory_order_release);
-  MPI_Win_sync(win_);
+  if (!direct()) MPI_Win_sync(win_);
 }
 
 // MPI_Iprobe drives Open MPI's progress engine (and reads the clock there):
@@ -120,6 +176,7 @@ void MpiTransport::store_local(std::size_t offset, std::uint64_t value) {
 // not at all, so it runs once per kPollsPerProbe idle polls.
 bool MpiTransport::poll_hook() {
   constexpr unsigned kPollsPerProbe = 16;
+  if (direct()) return false;  // nothing travels through MPI
   MPI_Win_sync(win_);
   if (++idle_polls_ % kPollsPerProbe != 0) return false;
   int flag = 0;
@@ -128,7 +185,7 @@ bool MpiTransport::poll_hook() {
 }
 
 std::unique_ptr<Transport> MpiTransport::split(int color, int key, std::size_t window_bytes) {
-  return split_transport<MpiTransport>(comm_, color, key, window_bytes);
+  return split_transport<MpiTransport>(comm_, color, key, window_bytes, allow_shared_);
 }
 
 void MpiTransport::close() {

@@ -1,14 +1,20 @@
-// MPI RMA transport. One window per communicator, allocated with
-// MPI_Win_allocate (create/dynamic windows need the target to enter MPI for
-// atomics) and held under one passive-target lock (MPI_Win_lock_all with
-// MPI_MODE_NOCHECK) for the communicator's life.
+// MPI RMA transport. One window per communicator, held under one
+// passive-target lock (MPI_Win_lock_all with MPI_MODE_NOCHECK) for the
+// communicator's life.
 //
-// Notification = MPI_Put of the data, MPI_Win_flush, then MPI_Accumulate
-// (MPI_REPLACE) of the 64-bit flag word and a flush. The target reads its own
-// flag words with atomic acquire loads; between polls it calls MPI_Win_sync and
-// MPI_Iprobe, because some MPI libraries make passive-target progress only
-// inside MPI calls. MPI_Compare_and_swap is avoided: it crashes the target on
-// allocate windows in Open MPI 4.1.4.
+// Direct (every rank on this node): the window is MPI_Win_allocate_shared,
+// and every operation is a load, store or copy into a peer's part, found
+// with MPI_Win_shared_query: put/get = memcpy, notify = atomic release
+// store, remote reads and fetch-add = atomics. No MPI call on the data path.
+//
+// Otherwise MPI_Win_allocate (create/dynamic windows need the target to
+// enter MPI for atomics). Notification = MPI_Put of the data, MPI_Win_flush,
+// then MPI_Accumulate (MPI_REPLACE) of the 64-bit flag word and a flush. The
+// target reads its own flag words with atomic acquire loads; between polls it
+// calls MPI_Win_sync and (now and then) MPI_Iprobe, because some MPI
+// libraries make passive-target progress only inside MPI calls.
+// MPI_Compare_and_swap is avoided: it crashes the target on allocate windows
+// in Open MPI 4.1.4.
 #pragma once
 
 #include "mpi_comm.hpp"
@@ -16,18 +22,22 @@
 
 #include <mpi.h>
 
+#include <vector>
+
 namespace earlybird {
 
 class MpiTransport final : public Transport {
  public:
   // Duplicates `comm` and allocates a zeroed window of `window_bytes` on each
-  // rank. Collective. All ranks must ask for the same size.
-  MpiTransport(MPI_Comm comm, std::size_t window_bytes);
+  // rank, shared (direct) when `allow_shared` and every rank is on this
+  // node. Collective. All ranks must ask for the same size.
+  MpiTransport(MPI_Comm comm, std::size_t window_bytes, bool allow_shared = true);
   ~MpiTransport() override;
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::byte* window() override { return base_; }
+  std::byte* direct_window(int rank) override { return direct() ? peers_[static_cast<std::size_t>(rank)] : nullptr; }
   std::size_t window_bytes() const override { return bytes_; }
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
@@ -45,11 +55,17 @@ class MpiTransport final : public Transport {
   void close() override;
 
  private:
+  bool direct() const { return !peers_.empty(); }
+  void find_peer_windows();
+  std::uint64_t& word(int target, std::size_t offset) const;
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Win win_ = MPI_WIN_NULL;
   unsigned idle_polls_ = 0;  // poll_hook calls (by the drive holder)
   std::byte* base_ = nullptr;
   std::size_t bytes_ = 0;
+  bool allow_shared_ = true;
+  std::vector<std::byte*> peers_;  // every rank's window, when direct
   int rank_ = 0;
   int size_ = 0;
   ClockSync clock_;

@@ -2,7 +2,8 @@
 // memory per rank. Two implementations: MPI RMA (real runs) and an in-process
 // one (the sim test tier, threads as ranks).
 //
-// Every call except load_flag is made on the progress thread only.
+// Every call except load_flag is made by the holder of the communicator's
+// drive only (exec/driver.hpp).
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,9 @@ class Transport {
   // This rank's window (zero-initialised at creation).
   virtual std::byte* window() = 0;
   virtual std::size_t window_bytes() const = 0;
+  // `rank`'s window when this process can load and store it directly (a
+  // shared-memory window, or simulated ranks); nullptr otherwise.
+  virtual std::byte* direct_window(int /*rank*/) { return nullptr; }
 
   // Copies `bytes` from local memory into target's window at `offset`; the data
   // is complete at the target when the call returns.

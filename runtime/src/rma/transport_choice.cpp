@@ -117,7 +117,7 @@ ChosenTransport automatic(MPI_Comm comm, std::size_t window_bytes, const config:
   std::unique_ptr<Transport> rma;
   std::string rma_failure;
   try {
-    rma = std::make_unique<MpiTransport>(comm, window_bytes);
+    rma = std::make_unique<MpiTransport>(comm, window_bytes, options.shared_window);
   } catch (const Error& e) {
     rma_failure = e.what();
   }
@@ -131,7 +131,8 @@ ChosenTransport automatic(MPI_Comm comm, std::size_t window_bytes, const config:
     const SelfTest test = agreed_self_test(*rma, comm);
     const std::string figures = "slowest RMA round " + rounded_us(test.rma_us) + " us, two-sided " +
                                 rounded_us(test.reference_us) + " us";
-    if (test.passed()) return {std::move(rma), "rma: the window works (" + figures + ")"};
+    const char* kind = rma->direct_window(0) ? "shared window, loads and stores" : "MPI one-sided calls";
+    if (test.passed()) return {std::move(rma), std::string("rma (") + kind + "): the window works (" + figures + ")"};
     why = test.rma_us < 0 ? "the RMA self-test did not complete or read wrong data"
                           : "one-sided progress is slow here (" + figures + ")";
     rma->close();
@@ -145,7 +146,7 @@ ChosenTransport make_mpi_transport(MPI_Comm comm, std::size_t window_bytes, cons
   ChosenTransport chosen;
   switch (options.transport) {
     case config::TransportPreference::rma:
-      chosen = {std::make_unique<MpiTransport>(comm, window_bytes), "rma: EARLYBIRD_TRANSPORT=rma"};
+      chosen = {std::make_unique<MpiTransport>(comm, window_bytes, options.shared_window), "rma: EARLYBIRD_TRANSPORT=rma"};
       break;
     case config::TransportPreference::p2p:
       chosen = {std::make_unique<P2pTransport>(comm, window_bytes, options.timeout), "p2p: EARLYBIRD_TRANSPORT=p2p"};

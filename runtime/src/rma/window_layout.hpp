@@ -1,8 +1,10 @@
 // Layout of a communicator's window: a header, the arrival board, then two
 // lanes used by alternate collectives (sequence number n uses lane n % 2),
-// each with a flag area and scratch.
+// each with the inline lines (exec/inline_allreduce.hpp: only that executor
+// writes them, so a stale line holds an older flag value, never data), a
+// flag area and scratch.
 //
-//   [ header ][ arrival board ][ lane 0: flags[0..F) | scratch S ][ lane 1: ... ]
+//   [ header ][ arrival board ][ lane 0: inline | flags[0..F) | scratch S ][ lane 1: ... ]
 //
 // Header words: done (the sequence number of the last collective this rank
 // finished), entered (of the last one it started: straggler reports),
@@ -30,11 +32,12 @@ struct WindowLayout {
   static constexpr std::size_t kWarmUpWordOffset = 16;
   static constexpr std::size_t kTicketCounterOffset = 24;
   static constexpr std::size_t kBoardOffset = kHeaderBytes;
+  static constexpr std::size_t kInlineBytes = 8 * 64;  // per lane: 8 cache lines
   int ranks = 1;
   std::size_t flags_per_lane = 0;
   std::size_t scratch_bytes = 0;  // per lane, a multiple of 64
 
-  std::size_t lane_bytes() const { return flags_per_lane * sizeof(std::uint64_t) + scratch_bytes; }
+  std::size_t lane_bytes() const { return kInlineBytes + flags_per_lane * sizeof(std::uint64_t) + scratch_bytes; }
   // Arrival board: estimates[2][P], then per parity tickets[P], arrivals[P],
   // decision[P + 1] (8 P + 2 words), rounded up to 64 bytes.
   std::size_t board_bytes() const {
@@ -45,11 +48,12 @@ struct WindowLayout {
   std::size_t lane_offset(int lane) const {
     return kHeaderBytes + board_bytes() + static_cast<std::size_t>(lane) * lane_bytes();
   }
+  std::size_t inline_offset(int lane) const { return lane_offset(lane); }
   std::size_t flag_offset(int lane, std::uint32_t flag) const {
-    return lane_offset(lane) + flag * sizeof(std::uint64_t);
+    return lane_offset(lane) + kInlineBytes + flag * sizeof(std::uint64_t);
   }
   std::size_t scratch_offset(int lane) const {
-    return lane_offset(lane) + flags_per_lane * sizeof(std::uint64_t);
+    return lane_offset(lane) + kInlineBytes + flags_per_lane * sizeof(std::uint64_t);
   }
 };
 

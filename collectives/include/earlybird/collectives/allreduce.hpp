@@ -19,6 +19,9 @@ Schedule allreduce_recursive_doubling(int ranks, std::size_t count);
 Schedule allreduce_recursive_doubling_halves(int ranks, std::size_t count);
 Schedule allreduce_rabenseifner(int ranks, std::size_t count);
 Schedule allreduce_linear(int ranks, std::size_t count);
+// Every rank reads every rank's vector and folds them in rank order: one
+// round, for small vectors on one node (inline_flags.cpp).
+Schedule allreduce_inline_flags(int ranks, std::size_t count);
 // segment_elems = 0: one segment.
 Schedule allreduce_chain(int ranks, std::size_t count, std::size_t segment_elems);
 

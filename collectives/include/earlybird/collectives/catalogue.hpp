@@ -57,6 +57,10 @@ struct Algorithm {
   std::size_t default_segment_bytes;  // 0 when not pipelined
   Schedule (*make)(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes);
   ArrivalOrder arrival = ArrivalOrder::none;
+  // True: where the runtime can load and store every rank's window, small
+  // calls run the schedule's meaning on data-carrying flag lines instead of
+  // its steps (allreduce/inline_flags.cpp).
+  bool runs_inline = false;
 };
 
 std::span<const Algorithm> algorithms(Collective collective);

@@ -1,0 +1,36 @@
+// CollectiveTask: one batch of one collective as a communicator runs it,
+// whatever executes it: an Operation (a RankPlan, step by step) or an
+// InlineAllreduce (data-carrying flag lines). The communicator starts its
+// tasks one after another in submission order and polls the active one; every
+// call but fail() is made by the holder of the communicator's drive.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <string>
+
+namespace earlybird {
+
+class CollectiveTask {
+ public:
+  virtual ~CollectiveTask() = default;
+  // False when it exchanges nothing with peers (count 0, or P = 1): it then
+  // runs locally and consumes no sequence number.
+  virtual bool talks_to_peers() const = 0;
+  // Begin with this sequence number (0: it exchanges nothing).
+  virtual void start(std::uint64_t sequence) = 0;
+  // Look at what it waits for and the watchdog. True on progress.
+  virtual bool poll() = 0;
+  // Done, or failed with nothing still touching user buffers.
+  virtual bool finished() const = 0;
+  virtual std::exception_ptr error() const = 0;
+  // Any thread: fail with `cause` (first failure wins).
+  virtual void fail(const std::string& cause) = 0;
+  virtual std::uint64_t sequence() const = 0;
+  // "earlybird allreduce(...) on rank r of P": what errors start with.
+  virtual const std::string& description() const = 0;
+  // Called once when it finished without error.
+  virtual void succeeded() {}
+};
+
+}  // namespace earlybird
