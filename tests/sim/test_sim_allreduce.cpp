@@ -173,51 +173,60 @@ TEST_CASE("bad arguments fail the future with the collective, rank and cause") {
 }
 
 TEST_CASE("mismatched counts are reported, not silently reduced") {
-  SimOptions options;
-  options.timeout = std::chrono::milliseconds(2000);
-  SimWorld world(3, options);
-  Failures failures;
-  std::vector<std::string> errors(3);
-  world.run([&](int rank, Communicator& comm) {
-    std::vector<std::int32_t> v(rank == 1 ? 120 : 100, 1);
-    CollectiveOptions ring;
-    ring.algorithm = "ring";
-    Future f = comm.allreduce(std::span<std::int32_t>(v), Op::sum, ring);
-    try {
-      wait_bounded(f, rank, "mismatched allreduce");
-      failures.add("rank " + std::to_string(rank) + " completed a mismatched allreduce");
-    } catch (const Error& e) {
-      errors[static_cast<std::size_t>(rank)] = e.what();
-    }
-  });
-  failures.report();
-  bool named_mismatch = false;
-  for (const auto& e : errors) named_mismatch |= e.find("different collective") != std::string::npos;
-  CHECK(named_mismatch);
+  // ring: flags carry the signature; inline_flags (small, direct windows):
+  // the data lines carry it.
+  for (const auto& [algorithm, count] : {std::pair<std::string, std::size_t>{"ring", 100}, {"inline_flags", 10}}) {
+    CAPTURE(algorithm);
+    SimOptions options;
+    options.timeout = std::chrono::milliseconds(2000);
+    SimWorld world(3, options);
+    Failures failures;
+    std::vector<std::string> errors(3);
+    world.run([&](int rank, Communicator& comm) {
+      std::vector<std::int32_t> v(rank == 1 ? count + 2 : count, 1);
+      CollectiveOptions named;
+      named.algorithm = algorithm;
+      Future f = comm.allreduce(std::span<std::int32_t>(v), Op::sum, named);
+      try {
+        wait_bounded(f, rank, "mismatched allreduce");
+        failures.add("rank " + std::to_string(rank) + " completed a mismatched allreduce");
+      } catch (const Error& e) {
+        errors[static_cast<std::size_t>(rank)] = e.what();
+      }
+    });
+    failures.report();
+    bool named_mismatch = false;
+    for (const auto& e : errors) named_mismatch |= e.find("different collective") != std::string::npos;
+    CHECK(named_mismatch);
+  }
 }
 
 TEST_CASE("a rank that never arrives trips the watchdog, which names it") {
-  SimOptions options;
-  options.timeout = std::chrono::milliseconds(500);
-  SimWorld world(3, options);
-  std::vector<std::string> errors(3);
-  world.run([&](int rank, Communicator& comm) {
-    if (rank == 2) return;
-    std::vector<double> v(64, 1.0);
-    CollectiveOptions ring;
-    ring.algorithm = "ring";
-    try {
-      wait_bounded(comm.allreduce(std::span<double>(v), Op::sum, ring), rank, "watchdog test");
-    } catch (const Error& e) {
-      errors[static_cast<std::size_t>(rank)] = e.what();
+  for (const auto& [algorithm, count] : {std::pair<std::string, std::size_t>{"ring", 64}, {"inline_flags", 5}}) {
+    CAPTURE(algorithm);
+    SimOptions options;
+    options.timeout = std::chrono::milliseconds(500);
+    SimWorld world(3, options);
+    std::vector<std::string> errors(3);
+    world.run([&](int rank, Communicator& comm) {
+      if (rank == 2) return;
+      std::vector<double> v(count, 1.0);
+      CollectiveOptions named;
+      named.algorithm = algorithm;
+      try {
+        wait_bounded(comm.allreduce(std::span<double>(v), Op::sum, named), rank, "watchdog test");
+      } catch (const Error& e) {
+        errors[static_cast<std::size_t>(rank)] = e.what();
+      }
+    });
+    for (int r : {0, 1}) {
+      CAPTURE(errors[static_cast<std::size_t>(r)]);
+      CHECK(errors[static_cast<std::size_t>(r)].find("watchdog") != std::string::npos);
     }
-  });
-  for (int r : {0, 1}) {
-    CAPTURE(errors[static_cast<std::size_t>(r)]);
-    CHECK(errors[static_cast<std::size_t>(r)].find("watchdog") != std::string::npos);
+    // Rank 0's ring predecessor is rank 2, and every rank reads rank 2's
+    // inline lines: the error must name the missing rank.
+    CHECK(errors[0].find("rank 2") != std::string::npos);
   }
-  // Rank 0's ring predecessor is rank 2: its error must name the missing rank.
-  CHECK(errors[0].find("rank 2") != std::string::npos);
 }
 
 TEST_CASE("then() runs after completion and carries errors") {

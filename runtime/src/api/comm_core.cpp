@@ -35,7 +35,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       layout_(layout_for(options, transport_->size())),
       rank_(transport_->rank()),
       size_(transport_->size()),
-      direct_(InlineAllreduce::possible(*transport_)),
+      direct_windows_(InlineAllreduce::direct_windows(*transport_)),
       arrival_(*transport_, layout_, options.verbose),
       plans_(size_, layout_),
       lanes_(*transport_, size_) {}
@@ -115,7 +115,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.input = nullptr;
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
-  p->algorithm = choose_algorithm(call, size_, direct_);
+  p->algorithm = choose_algorithm(call, size_, !direct_windows_.empty());
   p->description = describe(call, p->algorithm, rank_, size_);
   p->invalid = shape_problem(call, p->algorithm, size_);
   if (!p->invalid.empty()) return p;
@@ -130,7 +130,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
     return p;
   }
   p->caller_run = caller_may_run(*p);
-  p->runs_inline = p->info->runs_inline && direct_ && size_ > 1 &&
+  p->runs_inline = p->info->runs_inline && !direct_windows_.empty() && size_ > 1 &&
                    call.count * size_of(call.type) <= InlineAllreduce::capacity(size_of(call.type));
   if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
   return p;
@@ -172,8 +172,8 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
   std::shared_ptr<const std::string> description(prepared, &p.description);
   std::shared_ptr<CollectiveTask> task;
   if (p.runs_inline) {
-    task = std::make_shared<InlineAllreduce>(*transport_, lanes_, layout_, buffers, key.count, p.signature, p.timeout,
-                                             std::move(description));
+    task = std::make_shared<InlineAllreduce>(direct_windows_, rank_, lanes_, layout_, buffers, key.count, p.signature,
+                                             p.timeout, std::move(description));
   } else {
     const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
     task = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us), ctx,
@@ -198,7 +198,8 @@ Future CommCore::run(const CollectiveCall& call) {
   if (closed_) return invalid("the communicator is closed");
   if (!p->invalid.empty()) return invalid(p->invalid);
   if (const char* why = buffer_problem(call, rank_, size_)) return invalid(why);
-  const CallContext context{std::make_shared<FutureState>(), call_index,
+  // A caller-run call gets its Future only if it does not finish at once.
+  const CallContext context{p->caller_run ? nullptr : std::make_shared<FutureState>(), call_index,
                             pap::arrival_ordered(*p->info) ? pap::global_now_us(*transport_) : 0};
   try {
     if (p->caller_run) return run_here(batch(call, p, 0, context));
@@ -223,36 +224,67 @@ bool CommCore::caller_may_run(const Prepared& p) const {
 }
 
 // The caller takes the drive if it is free and nothing is queued before this
-// collective, and drives it until it finishes or options.caller_run passes;
-// then the progress thread takes over, and whoever waits on the Future helps.
+// collective, and drives it until it finishes or options.caller_run passes.
+// Finished: the call returns a completed Future and allocated none. Not
+// finished: the progress thread takes over, and whoever waits on the Future
+// helps.
 Future CommCore::run_here(Pending item) {
-  auto future = item.future;
-  future->set_helper(weak_from_this());
+  const std::shared_ptr<CollectiveTask> task = item.op;
+  std::shared_ptr<FutureState> future;
+  auto attach_future = [&](Pending& pending) {
+    future = std::make_shared<FutureState>();
+    future->set_helper(weak_from_this());
+    pending.future = future;
+  };
   {
     DriveHold hold(driver_, true);
     if (!hold) {
+      attach_future(item);
       enqueue({std::move(item)});
       return Future(future);
     }
     driver_.run_posted();
-    const bool first = !active_.op && queue_.empty();
-    queue_.push_back(std::move(item));
+    if (!active_.op && queue_.empty()) {
+      queue_.push_back(std::move(item));
+      start_next();
+      drive_until(*task, options_.caller_run);
+      if (active_.op != task) return outcome_of(*task);  // retired: finished or failed
+      attach_future(active_);
+    } else {
+      attach_future(item);
+      queue_.push_back(std::move(item));
+    }
     busy_.store(true, std::memory_order_relaxed);
-    if (first) drive_until(*future, options_.caller_run);
   }
-  if (busy_.load(std::memory_order_relaxed) || driver_.has_posted()) wake_engine();
+  wake_engine();
   return Future(future);
 }
 
-// Drive holder: drives until `future` is ready or `budget` has passed since
-// it first found nothing to do. Spins unless the node is oversubscribed: the progress thread,
-// which may share this rank's core, backs off meanwhile (urgent() is false).
-// The clock is read once per kTurnsPerClockRead idle turns.
-void CommCore::drive_until(const FutureState& future, std::chrono::microseconds budget) {
+// A retired caller-run task's Future: the shared completed one, or its error.
+Future CommCore::outcome_of(const CollectiveTask& task) {
+  if (auto error = task.error()) {
+    auto failed = std::make_shared<FutureState>();
+    failed->fail(error);
+    return Future(failed);
+  }
+  static const std::shared_ptr<FutureState> completed = [] {
+    auto state = std::make_shared<FutureState>();
+    state->complete();
+    return state;
+  }();
+  return Future(completed);
+}
+
+// Drive holder: drives until `task` is no longer the active one (it
+// finished and retired) or `budget` has passed since it first found nothing
+// to do. Spins unless the node is oversubscribed: the progress thread, which
+// may share this rank's core, backs off meanwhile (urgent() is false). The
+// clock is read once per kTurnsPerClockRead idle turns.
+void CommCore::drive_until(const CollectiveTask& task, std::chrono::microseconds budget) {
   constexpr int kTurnsPerClockRead = 16;
   Backoff backoff(topo::oversubscribed());
   std::optional<std::chrono::steady_clock::time_point> until;
-  for (int idle = 0; !future.ready();) {
+  for (int idle = 0; active_.op.get() == &task;) {
     if (drive()) {
       backoff.reset();
       continue;
@@ -351,7 +383,7 @@ void CommCore::retire() {
     } catch (const std::exception& e) {
       mark_broken(e.what());
     }
-    active_.future->fail(error);
+    if (active_.future) active_.future->fail(error);  // none: a caller-run call reads the task's error
   } else {
     if (active_.op->sequence() > 0) {
       lanes_.finished(active_.op->sequence(), active_.all_started);
@@ -361,7 +393,7 @@ void CommCore::retire() {
         arrival_.allreduce_took(active_.allreduce_bytes, took.count());
       }
     }
-    if (active_.last_of_call) active_.future->complete();
+    if (active_.last_of_call && active_.future) active_.future->complete();
   }
   active_ = Pending{};
 }

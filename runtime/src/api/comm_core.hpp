@@ -78,7 +78,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
  private:
   struct Pending {
     std::shared_ptr<CollectiveTask> op;
-    std::shared_ptr<FutureState> future;
+    std::shared_ptr<FutureState> future;  // null for a caller-run call while its caller drives it
     bool last_of_call = true;
     bool all_started = false;  // completing it implies every rank started it
     std::chrono::milliseconds straggler_after{0};  // 0: no straggler report
@@ -123,7 +123,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // Drive holder: one turn (posted work, the active operation, the queue);
   // true on progress.
   bool drive();
-  void drive_until(const FutureState& future, std::chrono::microseconds budget);
+  void drive_until(const CollectiveTask& task, std::chrono::microseconds budget);
+  static Future outcome_of(const CollectiveTask& task);
   // Asks the progress thread to poll this communicator.
   void wake_engine();
   void start_next();
@@ -141,7 +142,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   WindowLayout layout_;
   int rank_;
   int size_;
-  bool direct_;  // every rank's window directly reachable
+  std::vector<std::byte*> direct_windows_;  // every rank's window, when all are directly reachable
   std::atomic<bool> closed_{false};
   pap::ArrivalSession arrival_;
 

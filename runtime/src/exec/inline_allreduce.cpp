@@ -29,16 +29,23 @@ void store_release(std::byte* word, std::uint64_t value) {
 
 static_assert(InlineAllreduce::kLines * InlineAllreduce::kLineBytes == WindowLayout::kInlineBytes);
 
-bool InlineAllreduce::possible(Transport& transport) {
-  for (int r = 0; r < transport.size(); ++r)
-    if (!transport.direct_window(r)) return false;
-  return true;
+std::vector<std::byte*> InlineAllreduce::direct_windows(Transport& transport) {
+  std::vector<std::byte*> windows;
+  for (int r = 0; r < transport.size(); ++r) {
+    std::byte* window = transport.direct_window(r);
+    if (!window) return {};
+    windows.push_back(window);
+  }
+  return windows;
 }
 
-InlineAllreduce::InlineAllreduce(Transport& transport, LaneGuard& lanes, const WindowLayout& layout,
-                                 const OperationBuffers& buffers, std::size_t count, std::uint64_t signature,
-                                 Clock::duration timeout, std::shared_ptr<const std::string> description)
-    : transport_(&transport),
+InlineAllreduce::InlineAllreduce(const std::vector<std::byte*>& windows, int rank, LaneGuard& lanes,
+                                 const WindowLayout& layout, const OperationBuffers& buffers, std::size_t count,
+                                 std::uint64_t signature, Clock::duration timeout,
+                                 std::shared_ptr<const std::string> description)
+    : windows_(&windows),
+      rank_(rank),
+      size_(static_cast<int>(windows.size())),
       lanes_(&lanes),
       layout_(layout),
       buffers_(buffers),
@@ -57,22 +64,18 @@ void InlineAllreduce::start(std::uint64_t sequence) {
   sequence_ = sequence;
   if (sequence == 0) {  // nothing to exchange (count 0, or one rank)
     if (count_ > 0 && buffers_.input != buffers_.output) std::memcpy(buffers_.output, buffers_.input, count_ * elem_);
-    next_ = transport_->size();
+    next_ = size_;
     return;
   }
   value_ = flag_value(sequence, signature_);
-  lane_ = static_cast<int>(sequence % WindowLayout::kLanes);
+  lane_offset_ = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kLanes));
   poll();
-}
-
-std::byte* InlineAllreduce::lines_of(int rank) const {
-  return transport_->direct_window(rank) + layout_.inline_offset(lane_);
 }
 
 bool InlineAllreduce::peers_free() {
   bool free = true;
-  for (int peer = 0; peer < transport_->size(); ++peer) {
-    if (peer == transport_->rank() || lanes_->free(peer, sequence_)) continue;
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_ || lanes_->free(peer, sequence_)) continue;
     lanes_->ask(peer);
     free = free && lanes_->free(peer, sequence_);
   }
@@ -82,7 +85,7 @@ bool InlineAllreduce::peers_free() {
 // Data first, then the line's sequence word with a release store: a reader
 // that sees the word sees the data.
 void InlineAllreduce::publish() {
-  std::byte* lines = lines_of(transport_->rank());
+  std::byte* lines = lines_of(rank_);
   for (std::size_t i = 0; i < lines_; ++i) {
     std::byte* line = lines + i * kLineBytes;
     const std::size_t first = i * per_line_;
@@ -133,7 +136,7 @@ bool InlineAllreduce::poll() {
     publish();
     progressed = true;
   }
-  while (next_ < transport_->size() && !failed_.load(std::memory_order_relaxed) && ready(next_)) {
+  while (next_ < size_ && !failed_.load(std::memory_order_relaxed) && ready(next_)) {
     fold(next_++);
     progressed = true;
   }
@@ -159,8 +162,8 @@ void InlineAllreduce::watch() {
   const std::string ms = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count());
   if (!published_) return fail("watchdog: peers did not finish the collective before this one for " + ms + " ms");
   std::string waiting;
-  for (int r = next_; r < transport_->size(); ++r)
-    if (r != transport_->rank() && !ready(r)) waiting += (waiting.empty() ? " rank " : ", rank ") + std::to_string(r);
+  for (int r = next_; r < size_; ++r)
+    if (r != rank_ && !ready(r)) waiting += (waiting.empty() ? " rank " : ", rank ") + std::to_string(r);
   fail("watchdog: no notification arrived for " + ms + " ms; still waiting for" + waiting);
 }
 

@@ -37,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace earlybird {
 
@@ -50,17 +51,19 @@ class InlineAllreduce final : public CollectiveTask {
   static constexpr std::size_t capacity(std::size_t elem_bytes) {
     return kLines * (kPayloadBytes / elem_bytes) * elem_bytes;
   }
-  // Whether `transport`'s every window is directly reachable.
-  static bool possible(Transport& transport);
+  // Every rank's window when `transport` reaches them all directly; empty
+  // otherwise.
+  static std::vector<std::byte*> direct_windows(Transport& transport);
 
-  InlineAllreduce(Transport& transport, LaneGuard& lanes, const WindowLayout& layout, const OperationBuffers& buffers,
-                  std::size_t count, std::uint64_t signature, std::chrono::steady_clock::duration timeout,
-                  std::shared_ptr<const std::string> description);
+  // `windows`: direct_windows(transport), which must outlive the task.
+  InlineAllreduce(const std::vector<std::byte*>& windows, int rank, LaneGuard& lanes, const WindowLayout& layout,
+                  const OperationBuffers& buffers, std::size_t count, std::uint64_t signature,
+                  std::chrono::steady_clock::duration timeout, std::shared_ptr<const std::string> description);
 
-  bool talks_to_peers() const override { return count_ > 0 && transport_->size() > 1; }
+  bool talks_to_peers() const override { return count_ > 0 && size_ > 1; }
   void start(std::uint64_t sequence) override;
   bool poll() override;
-  bool finished() const override { return next_ == transport_->size() || failed_.load(std::memory_order_acquire); }
+  bool finished() const override { return next_ == size_ || failed_.load(std::memory_order_acquire); }
   std::exception_ptr error() const override;
   void fail(const std::string& cause) override;
   std::uint64_t sequence() const override { return sequence_; }
@@ -71,14 +74,16 @@ class InlineAllreduce final : public CollectiveTask {
   bool peers_free();
   void publish();
   // The lines of `rank`'s lane.
-  std::byte* lines_of(int rank) const;
+  std::byte* lines_of(int rank) const { return (*windows_)[static_cast<std::size_t>(rank)] + lane_offset_; }
   // True when every line of `rank` carries this collective's flag value;
   // fails the task on a line from a different collective.
   bool ready(int rank);
   void fold(int rank);
   void watch();
 
-  Transport* transport_;
+  const std::vector<std::byte*>* windows_;
+  int rank_;
+  int size_;
   LaneGuard* lanes_;
   WindowLayout layout_;
   OperationBuffers buffers_;
@@ -92,7 +97,7 @@ class InlineAllreduce final : public CollectiveTask {
 
   std::uint64_t sequence_ = 0;
   std::uint64_t value_ = 0;  // flag_value(sequence, signature)
-  int lane_ = 0;
+  std::size_t lane_offset_ = 0;  // of this sequence's lane's inline lines
   bool published_ = false;
   int next_ = 0;  // the next rank to fold, in rank order
   std::uint32_t idle_polls_ = 0;
