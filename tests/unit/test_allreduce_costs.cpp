@@ -354,7 +354,7 @@ TEST_CASE("count 0: no transfers at all") {
   }
 }
 
-TEST_CASE("inline_flags: every rank reads P-1 vectors, is read P-1 times, reduces (P-1) count; one round") {
+TEST_CASE("inline_flags: every rank puts its vector to the P-1 others and reduces (P-1) count; one round") {
   for (int p = 2; p <= 24; ++p) {
     for (std::size_t count : {1u, 7u, 1000u}) {
       CAPTURE(p);

@@ -12,6 +12,8 @@ const std::array kAllgather{
     Algorithm{"ring", false, false, 0, detail::without_params<allgather_ring>},
     Algorithm{"recursive_doubling", false, false, 0, detail::without_params<allgather_recursive_doubling>},
     Algorithm{"bruck", false, false, 0, detail::without_params<allgather_bruck>},
+    Algorithm{"inline_flags", false, false, 0, detail::without_params<allgather_inline_flags>, ArrivalOrder::none,
+              true},
 };
 
 }  // namespace

@@ -21,6 +21,9 @@ const std::array kBcast{
               }},
     Algorithm{"scatter_allgather", false, false, 0,
               [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_scatter_allgather(p, n); }},
+    Algorithm{"inline_flags", false, false, 0,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_inline_flags(p, n); },
+              ArrivalOrder::none, true},
 };
 
 }  // namespace

@@ -34,6 +34,9 @@ const std::array kReduce{
               [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
                 return reduce_greedy(p, n, pipeline_segment(params, elem));
               }},
+    Algorithm{"inline_flags", false, false, 0,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return reduce_inline_flags(p, n); },
+              ArrivalOrder::none, true},
 };
 
 }  // namespace

@@ -11,6 +11,8 @@ namespace {
 const std::array kReduceScatter{
     Algorithm{"ring", true, false, 0, detail::without_params<reduce_scatter_ring>},
     Algorithm{"recursive_halving", true, false, 0, detail::without_params<reduce_scatter_recursive_halving>},
+    Algorithm{"inline_flags", false, false, 0, detail::without_params<reduce_scatter_inline_flags>,
+              ArrivalOrder::none, true},
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       layout_(layout_for(options, transport_->size())),
       rank_(transport_->rank()),
       size_(transport_->size()),
-      direct_windows_(InlineAllreduce::direct_windows(*transport_)),
+      direct_windows_(InlineCollective::direct_windows(*transport_)),
       arrival_(*transport_, layout_, options.verbose),
       plans_(size_, layout_),
       lanes_(*transport_, size_) {}
@@ -131,7 +131,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   }
   p->caller_run = caller_may_run(*p);
   p->runs_inline = p->info->runs_inline && !direct_windows_.empty() && size_ > 1 &&
-                   call.count * size_of(call.type) <= InlineAllreduce::capacity(size_of(call.type));
+                   InlineCollective::published_elems(call.collective, size_, call.count) <=
+                       InlineCollective::capacity_elems(size_of(call.type));
   if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
   return p;
 }
@@ -172,8 +173,9 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
   std::shared_ptr<const std::string> description(prepared, &p.description);
   std::shared_ptr<CollectiveTask> task;
   if (p.runs_inline) {
-    task = std::make_shared<InlineAllreduce>(direct_windows_, rank_, lanes_, layout_, buffers, key.count, p.signature,
-                                             p.timeout, std::move(description));
+    task = std::make_shared<InlineCollective>(direct_windows_, rank_, lanes_, layout_, buffers,
+                                              InlineCollective::Call{call.collective, call.root, key.count}, p.signature,
+                                              p.timeout, std::move(description));
   } else {
     const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
     task = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us), ctx,

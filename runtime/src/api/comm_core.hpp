@@ -12,7 +12,7 @@
 
 #include "../config/environment.hpp"
 #include "../exec/driver.hpp"
-#include "../exec/inline_allreduce.hpp"
+#include "../exec/inline_collective.hpp"
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
 #include "../pap/arrival_session.hpp"
@@ -99,7 +99,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     std::chrono::milliseconds timeout{0};
     std::chrono::milliseconds straggler_after{0};
     bool caller_run = false;
-    bool runs_inline = false;  // on the inline lines (exec/inline_allreduce.hpp), not its plan
+    bool runs_inline = false;  // on the inline lines (exec/inline_collective.hpp), not its plan
     std::shared_ptr<Binding> static_binding;  // null for arrival-ordered algorithms
   };
   std::shared_ptr<const Prepared> prepared(const CollectiveCall& call);

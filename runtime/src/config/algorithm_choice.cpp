@@ -24,12 +24,14 @@ std::string first_suitable(Collective collective, std::initializer_list<const ch
 
 // Few rounds for small vectors, bandwidth-optimal algorithms for large ones
 // (docs/benchmarks.md: P = 2 and 4 on one node); the inline lines for tiny
-// allreduces where every window is directly reachable.
+// calls where every window is directly reachable.
 std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct) {
   const bool small = bytes <= 32 * 1024;
+  // What one rank publishes on the inline lines: reduce-scatter its P blocks.
+  const std::size_t published = collective == Collective::reduce_scatter ? bytes * static_cast<std::size_t>(ranks) : bytes;
+  if (direct && ranks > 1 && published <= kInlineFlagsBytes) return first_suitable(collective, {"inline_flags"}, commutative);
   switch (collective) {
     case Collective::allreduce:
-      if (direct && ranks > 1 && bytes <= kInlineFlagsBytes) return first_suitable(collective, {"inline_flags"}, commutative);
       if (ranks <= 2) return first_suitable(collective, {small ? "recursive_doubling" : "ring", "rabenseifner"}, commutative);
       if (small) return first_suitable(collective, {"recursive_doubling", "binomial"}, commutative);
       return first_suitable(collective, {bytes <= 4 * 1024 * 1024 ? "rabenseifner" : "ring", "rabenseifner"},

@@ -11,8 +11,8 @@
 
 namespace earlybird::config {
 
-// Allreduces up to this many bytes on a communicator whose windows are all
-// directly reachable run inline_flags (runtime/src/exec/inline_allreduce.hpp:
+// Calls publishing up to this many bytes per rank on a communicator whose
+// windows are all directly reachable run inline_flags (runtime/src/exec/inline_collective.hpp:
 // 8 cache lines of 56 data bytes).
 constexpr std::size_t kInlineFlagsBytes = 448;
 

@@ -34,6 +34,17 @@ class LaneGuard {
     auto& known = known_done_[static_cast<std::size_t>(peer)];
     known = std::max(known, transport_->load_remote(peer, WindowLayout::kDoneWordOffset));
   }
+  // May this rank (`self`) rewrite its own lane for `sequence`, which every
+  // peer may have read in sequence - 2? Asks the peers not known to be free.
+  bool all_free(int self, std::uint64_t sequence) {
+    bool free = true;
+    for (int peer = 0; peer < static_cast<int>(known_done_.size()); ++peer) {
+      if (peer == self || this->free(peer, sequence)) continue;
+      ask(peer);
+      free = free && this->free(peer, sequence);
+    }
+    return free;
+  }
   // This rank finished collective `sequence`; `all_started` when the
   // collective's completion implies every rank started it.
   void finished(std::uint64_t sequence, bool all_started) {

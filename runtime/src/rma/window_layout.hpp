@@ -1,6 +1,6 @@
 // Layout of a communicator's window: a header, the arrival board, then two
 // lanes used by alternate collectives (sequence number n uses lane n % 2),
-// each with the inline lines (exec/inline_allreduce.hpp: only that executor
+// each with the inline lines (exec/inline_collective.hpp: only that executor
 // writes them, so a stale line holds an older flag value, never data), a
 // flag area and scratch.
 //

@@ -17,6 +17,8 @@ namespace earlybird::coll {
 Schedule allgather_ring(int ranks, std::size_t count);
 Schedule allgather_recursive_doubling(int ranks, std::size_t count);
 Schedule allgather_bruck(int ranks, std::size_t count);
+// Every rank publishes its block; every rank reads all (inline_flags.cpp).
+Schedule allgather_inline_flags(int ranks, std::size_t count);
 
 inline std::span<const Algorithm> allgather_algorithms() { return algorithms(Collective::allgather); }
 inline const Algorithm* find_allgather(std::string_view name) { return find_algorithm(Collective::allgather, name); }

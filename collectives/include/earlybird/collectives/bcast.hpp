@@ -14,6 +14,8 @@
 namespace earlybird::coll {
 
 Schedule bcast_binomial(int ranks, std::size_t count);
+// The root publishes; every other rank reads it (inline_flags.cpp).
+Schedule bcast_inline_flags(int ranks, std::size_t count);
 // segment_elems = 0: the whole vector is one segment (no pipelining).
 Schedule bcast_chain(int ranks, std::size_t count, std::size_t segment_elems);
 Schedule bcast_binary_tree(int ranks, std::size_t count, std::size_t segment_elems);

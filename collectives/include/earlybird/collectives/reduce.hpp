@@ -18,6 +18,9 @@ namespace earlybird::coll {
 
 // Binomial tree, whole vector per transfer; keeps rank order.
 Schedule reduce_binomial(int ranks, std::size_t count);
+// Every rank publishes; the root reads all and folds in rank order
+// (inline_flags.cpp).
+Schedule reduce_inline_flags(int ranks, std::size_t count);
 // Pipelined chain P-1 -> ... -> 0; keeps rank order.
 Schedule reduce_chain(int ranks, std::size_t count, std::size_t segment_elems);
 // Pipelined balanced binary tree (left child, then right); keeps rank order.

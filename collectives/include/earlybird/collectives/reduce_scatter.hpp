@@ -16,6 +16,9 @@ namespace earlybird::coll {
 
 Schedule reduce_scatter_ring(int ranks, std::size_t count);
 Schedule reduce_scatter_recursive_halving(int ranks, std::size_t count);
+// Every rank publishes its input; rank r reads block r of all and folds
+// in rank order (inline_flags.cpp).
+Schedule reduce_scatter_inline_flags(int ranks, std::size_t count);
 
 inline std::span<const Algorithm> reduce_scatter_algorithms() { return algorithms(Collective::reduce_scatter); }
 inline const Algorithm* find_reduce_scatter(std::string_view name) {

@@ -1,0 +1,221 @@
+#include "inline_collective.hpp"
+
+#include "../config/algorithm_choice.hpp"
+
+#include <earlybird/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+
+namespace earlybird {
+
+static_assert(InlineCollective::kLines * InlineCollective::kLineBytes == WindowLayout::kInlineBytes);
+// auto picks inline_flags up to this many published bytes for every type.
+static_assert(InlineCollective::capacity_elems(8) * 8 >= config::kInlineFlagsBytes &&
+              InlineCollective::capacity_elems(1) >= config::kInlineFlagsBytes);
+
+namespace {
+
+using coll::Collective;
+
+std::uint64_t load_acquire(const std::byte* word) {
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(word)))
+      .load(std::memory_order_acquire);
+}
+
+void store_release(std::byte* word, std::uint64_t value) {
+  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(word)).store(value, std::memory_order_release);
+}
+
+}  // namespace
+
+std::vector<std::byte*> InlineCollective::direct_windows(Transport& transport) {
+  std::vector<std::byte*> windows;
+  for (int r = 0; r < transport.size(); ++r) {
+    std::byte* window = transport.direct_window(r);
+    if (!window) return {};
+    windows.push_back(window);
+  }
+  return windows;
+}
+
+std::size_t InlineCollective::published_elems(Collective collective, int ranks, std::size_t count) {
+  return collective == Collective::reduce_scatter ? static_cast<std::size_t>(ranks) * count : count;
+}
+
+InlineCollective::InlineCollective(const std::vector<std::byte*>& windows, int rank, LaneGuard& lanes,
+                                   const WindowLayout& layout, const OperationBuffers& buffers, Call call,
+                                   std::uint64_t signature, Clock::duration timeout,
+                                   std::shared_ptr<const std::string> description)
+    : windows_(&windows),
+      rank_(rank),
+      size_(static_cast<int>(windows.size())),
+      lanes_(&lanes),
+      layout_(layout),
+      buffers_(buffers),
+      call_(call),
+      elem_(size_of(buffers.type)),
+      per_line_(kPayloadBytes / elem_),
+      signature_(signature & kSignatureMask),
+      timeout_(timeout),
+      description_(std::move(description)) {
+  plan_role();
+  if (published_elems_ > capacity_elems(elem_))
+    throw Error(*description_ + ": " + std::to_string(published_elems_ * elem_) +
+                " bytes do not fit the inline lines");
+}
+
+// The table in the header, for this rank.
+void InlineCollective::plan_role() {
+  const bool root = rank_ == call_.root;
+  const std::size_t n = call_.count;
+  publishes_ = call_.collective != Collective::bcast || root;
+  published_elems_ = publishes_ ? published_elems(call_.collective, size_, n) : 0;
+  read_begin_ = 0;
+  read_end_ = size_;
+  read_count_ = n;
+  fold_ = call_.collective != Collective::bcast && call_.collective != Collective::allgather;
+  switch (call_.collective) {
+    case Collective::reduce:
+      if (!root) read_end_ = 0;
+      break;
+    case Collective::bcast:
+      read_begin_ = root ? 0 : call_.root;
+      read_end_ = root ? 0 : call_.root + 1;
+      break;
+    case Collective::reduce_scatter:
+      read_first_ = static_cast<std::size_t>(rank_) * n;
+      break;
+    case Collective::allreduce:
+    case Collective::allgather:
+      break;
+  }
+  next_ = read_begin_;
+}
+
+void InlineCollective::start(std::uint64_t sequence) {
+  sequence_ = sequence;
+  if (sequence == 0) {  // nothing to exchange (count 0, or one rank): output = input
+    const std::size_t bytes = call_.count * elem_;
+    if (bytes > 0 && buffers_.input && buffers_.output && buffers_.input != buffers_.output)
+      std::memcpy(buffers_.output, buffers_.input, bytes);
+    published_ = true;
+    next_ = read_end_;
+    return;
+  }
+  value_ = flag_value(sequence, signature_);
+  lane_offset_ = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kLanes));
+  poll();
+}
+
+// Data first, then the line's sequence word with a release store: a reader
+// that sees the word sees the data.
+void InlineCollective::publish() {
+  std::byte* lines = lines_of(rank_);
+  for (std::size_t first = 0; first < published_elems_; first += per_line_) {
+    std::byte* line = lines + first / per_line_ * kLineBytes;
+    const std::size_t n = std::min(per_line_, published_elems_ - first);
+    std::memcpy(line + sizeof(std::uint64_t), buffers_.input + first * elem_, n * elem_);
+    store_release(line, value_);
+  }
+}
+
+bool InlineCollective::ready(int rank) {
+  const std::byte* lines = lines_of(rank);
+  const std::size_t last_line = (read_first_ + read_count_ - 1) / per_line_;
+  for (std::size_t line = read_first_ / per_line_; line <= last_line; ++line) {
+    const std::uint64_t seen = load_acquire(lines + line * kLineBytes);
+    if (seen == value_) continue;
+    if ((seen >> kSignatureBits) >= sequence_)
+      fail("rank " + std::to_string(rank) +
+           " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)");
+    return false;
+  }
+  return true;
+}
+
+void InlineCollective::gather(int rank, std::size_t first, std::size_t n, std::byte* to) const {
+  const std::byte* lines = lines_of(rank);
+  for (std::size_t e = first; e < first + n;) {
+    const std::size_t at = e % per_line_;
+    const std::size_t take = std::min(per_line_ - at, first + n - e);
+    std::memcpy(to, lines + e / per_line_ * kLineBytes + sizeof(std::uint64_t) + at * elem_, take * elem_);
+    to += take * elem_;
+    e += take;
+  }
+}
+
+// Fold: output = ((x0 op x1) op x2) ... in rank order, this rank's own part
+// read from its lines too (the output may be its input). Place: rank k's
+// part goes to its block of the output (allgather) or to all of it (bcast).
+void InlineCollective::take(int rank) {
+  if (!fold_) {
+    const std::size_t block = call_.collective == Collective::allgather ? static_cast<std::size_t>(rank) : 0;
+    return gather(rank, read_first_, read_count_, buffers_.output + block * read_count_ * elem_);
+  }
+  if (rank == read_begin_) return gather(rank, read_first_, read_count_, buffers_.output);
+  alignas(16) std::array<std::byte, kLines * kPayloadBytes> part;
+  gather(rank, read_first_, read_count_, part.data());
+  buffers_.op.apply(buffers_.type, buffers_.output, buffers_.output, part.data(), read_count_);
+}
+
+bool InlineCollective::poll() {
+  if (finished()) return false;
+  bool progressed = false;
+  if (!published_) {
+    if (publishes_) {
+      if (!lanes_->all_free(rank_, sequence_)) {
+        watch();
+        return false;
+      }
+      publish();
+    }
+    published_ = true;
+    progressed = true;
+  }
+  while (next_ < read_end_ && !failed_.load(std::memory_order_relaxed) && ready(next_)) {
+    take(next_++);
+    progressed = true;
+  }
+  if (progressed)
+    progressed_since_watch_ = true;
+  else
+    watch();
+  return progressed;
+}
+
+// As Operation's watchdog: the clock once per 16 idle polls; the timeout
+// counts from the first look after the last progress.
+void InlineCollective::watch() {
+  constexpr std::uint32_t kPollsPerWatch = 16;
+  if (++idle_polls_ % kPollsPerWatch != 0) return;
+  const auto now = Clock::now();
+  if (progressed_since_watch_) {
+    progressed_since_watch_ = false;
+    deadline_ = now + timeout_;
+    return;
+  }
+  if (now <= deadline_) return;
+  const std::string ms = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count());
+  if (!published_) return fail("watchdog: peers did not finish the collective before this one for " + ms + " ms");
+  std::string waiting;
+  for (int r = next_; r < read_end_; ++r)
+    if (!ready(r)) waiting += (waiting.empty() ? " rank " : ", rank ") + std::to_string(r);
+  fail("watchdog: no notification arrived for " + ms + " ms; still waiting for" + waiting);
+}
+
+std::exception_ptr InlineCollective::error() const {
+  std::lock_guard lock(error_mutex_);
+  return error_;
+}
+
+void InlineCollective::fail(const std::string& cause) {
+  std::lock_guard lock(error_mutex_);
+  if (error_) return;
+  error_ = std::make_exception_ptr(Error(*description_ + ": " + cause));
+  failed_.store(true, std::memory_order_release);
+}
+
+}  // namespace earlybird

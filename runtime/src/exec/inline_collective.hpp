@@ -1,0 +1,133 @@
+// InlineCollective: the inline_flags entries of the catalogue (collectives/
+// src/*/inline_flags.cpp) run on data-carrying flag lines, for calls whose
+// published vector is at most 448 bytes, on ranks whose windows this process
+// loads and stores directly (a shared-memory window on one node; simulated
+// ranks).
+//
+// A publishing rank writes its vector into its own window, in the inline
+// lines of the collective's lane (WindowLayout), as 64-byte cache lines: a
+// sequence word (the collective's flag value: sequence and signature) and
+// up to 56 data bytes, the word release-stored after the data. One writer per
+// line, no MPI call, no flag apart from the data. A reading rank takes an
+// element range of each rank it reads, as soon as the lines holding it carry
+// this sequence, and either folds them into its output in rank order (the
+// same bits on every rank, any operator) or places them in its output:
+//
+//   collective      publishes           reads                          into output
+//   allreduce       every rank: input   every rank: all                fold
+//   reduce          every rank: input   root: every rank, all          fold
+//   bcast           root: its buffer    non-roots: the root, all       place at 0
+//   allgather       every rank: block   every rank: every rank, all    place at k x count
+//   reduce_scatter  every rank: P blocks every rank: every rank, block r  fold
+//
+// Cost: one write of the published vector, one line transfer per peer per 56
+// bytes read; no round waits on another rank's partial result.
+// Limitations: published vector <= 448 bytes (8 lines of 56 bytes).
+//
+// Lane reuse: a rank rewrites lane n % 2's lines for collective n + 2 only
+// once every peer is known to have finished n (LaneGuard: implied after an
+// allreduce, allgather or reduce-scatter, asked otherwise), so no reader sees
+// them change under it.
+//
+// state       waits for                                     then
+// guarding    every peer free for this sequence (publishers)  write own lines
+// reading     rank next_'s lines carry this sequence           fold or place it; next_++
+// done        next_ past the last rank read
+#pragma once
+
+#include "collective_task.hpp"
+#include "lane_guard.hpp"
+#include "operation.hpp"
+#include "../rma/window_layout.hpp"
+
+#include <earlybird/collectives/catalogue.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace earlybird {
+
+class InlineCollective final : public CollectiveTask {
+ public:
+  static constexpr std::size_t kLineBytes = 64;
+  static constexpr std::size_t kLines = 8;
+  static constexpr std::size_t kPayloadBytes = kLineBytes - sizeof(std::uint64_t);
+  // Elements of `elem_bytes` one rank may publish (no element straddles two
+  // lines).
+  static constexpr std::size_t capacity_elems(std::size_t elem_bytes) { return kLines * (kPayloadBytes / elem_bytes); }
+  // Every rank's window when `transport` reaches them all directly; empty
+  // otherwise.
+  static std::vector<std::byte*> direct_windows(Transport& transport);
+  // Elements a rank publishes in `collective` of `count` over `ranks` ranks.
+  static std::size_t published_elems(coll::Collective collective, int ranks, std::size_t count);
+
+  struct Call {
+    coll::Collective collective;
+    int root;
+    std::size_t count;  // per rank, or per block (allgather, reduce_scatter)
+  };
+  // `windows`: direct_windows(transport), which must outlive the task.
+  InlineCollective(const std::vector<std::byte*>& windows, int rank, LaneGuard& lanes, const WindowLayout& layout,
+                   const OperationBuffers& buffers, Call call, std::uint64_t signature,
+                   std::chrono::steady_clock::duration timeout, std::shared_ptr<const std::string> description);
+
+  bool talks_to_peers() const override { return call_.count > 0 && size_ > 1; }
+  void start(std::uint64_t sequence) override;
+  bool poll() override;
+  bool finished() const override { return (published_ && next_ >= read_end_) || failed_.load(std::memory_order_acquire); }
+  std::exception_ptr error() const override;
+  void fail(const std::string& cause) override;
+  std::uint64_t sequence() const override { return sequence_; }
+  const std::string& description() const override { return *description_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void plan_role();
+  void publish();
+  std::byte* lines_of(int rank) const { return (*windows_)[static_cast<std::size_t>(rank)] + lane_offset_; }
+  // True when the lines holding what this rank reads of `rank` carry this
+  // collective's flag value; fails the task on a line from another call.
+  bool ready(int rank);
+  // Copies elements [first, first + n) of `rank`'s lines to `to`.
+  void gather(int rank, std::size_t first, std::size_t n, std::byte* to) const;
+  void take(int rank);
+  void watch();
+
+  const std::vector<std::byte*>* windows_;
+  int rank_;
+  int size_;
+  LaneGuard* lanes_;
+  WindowLayout layout_;
+  OperationBuffers buffers_;
+  Call call_;
+  std::size_t elem_;
+  std::size_t per_line_;  // elements per line
+  std::uint64_t signature_;
+  Clock::duration timeout_;
+  std::shared_ptr<const std::string> description_;
+
+  // This rank's role (plan_role).
+  bool publishes_ = false;
+  std::size_t published_elems_ = 0;
+  int read_begin_ = 0, read_end_ = 0;  // ranks read, in rank order
+  std::size_t read_first_ = 0, read_count_ = 0;  // element range read of each
+  bool fold_ = false;  // fold (reductions) or place (allgather, bcast)
+
+  std::uint64_t sequence_ = 0;
+  std::uint64_t value_ = 0;  // flag_value(sequence, signature)
+  std::size_t lane_offset_ = 0;  // of this sequence's lane's inline lines
+  bool published_ = false;  // done publishing, or nothing to publish
+  int next_ = 0;            // the next rank to read
+  std::uint32_t idle_polls_ = 0;
+  bool progressed_since_watch_ = true;
+  Clock::time_point deadline_;
+  std::atomic<bool> failed_{false};
+  mutable std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+}  // namespace earlybird
