@@ -1,0 +1,145 @@
+// CommCore, what a call's shape decides (comm_core.hpp, "prepared shape"):
+// the cache of prepared shapes, their validation, algorithm, plans and
+// batches, whether they may run on the caller, and the task of each batch.
+#include "comm_core.hpp"
+
+#include "../pap/arrival_policy.hpp"
+
+#include <earlybird/collectives/catalogue.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace earlybird::detail {
+
+// Rooted and plain collectives bind statically; arrival-ordered ones learn
+// their plan and binding from the arrival session when they start.
+std::shared_ptr<Binding> CommCore::binding_for(const Prepared& p, const PlanCache::Key& key, std::uint64_t call,
+                                               std::int64_t arrival_us) {
+  if (p.static_binding) return p.static_binding;
+  auto plan_of = [this, key](const coll::Algorithm& decided, int virtual_rank,
+                             const std::vector<std::uint32_t>& presteps) {
+    PlanCache::Key chosen = key;
+    chosen.algorithm = std::string(decided.name);
+    chosen.virtual_rank = virtual_rank;
+    chosen.presteps = presteps;
+    auto plan = plans_.plan(chosen);
+    if (!plans_.fits(*plan, key.elem_bytes))
+      throw Error(chosen.algorithm + " with these pre-steps needs more scratch than the batch was sized for");
+    return plan;
+  };
+  return arrival_.binding(*p.info, call, arrival_us, key.count * key.elem_bytes, plan_of);
+}
+
+// How many shapes a communicator remembers (a solver uses a handful).
+constexpr std::size_t kPreparedShapes = 16;
+
+std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCall& call) {
+  {
+    std::lock_guard lock(prepared_mutex_);
+    for (auto it = prepared_.begin(); it != prepared_.end(); ++it) {
+      if (!same_shape((*it)->shape, call)) continue;
+      auto found = *it;
+      if (it != prepared_.begin()) {
+        prepared_.erase(it);
+        prepared_.push_front(found);
+      }
+      return found;
+    }
+  }
+  auto made = prepare(call);  // outside the lock: planning may take long
+  std::lock_guard lock(prepared_mutex_);
+  prepared_.push_front(made);
+  if (prepared_.size() > kPreparedShapes) prepared_.pop_back();
+  return made;
+}
+
+std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall& call) {
+  auto p = std::make_shared<Prepared>();
+  p->shape = call;
+  p->shape.input = nullptr;
+  p->shape.output = nullptr;
+  p->shape.owned_input = nullptr;
+  p->algorithm = choose_algorithm(call, size_, !direct_windows_.empty());
+  p->description = describe(call, p->algorithm, rank_, size_);
+  p->invalid = shape_problem(call, p->algorithm, size_);
+  if (!p->invalid.empty()) return p;
+  p->info = coll::find_algorithm(call.collective, p->algorithm);
+  p->signature = signature_of(call, p->algorithm);
+  p->timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
+  p->straggler_after = call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
+  try {
+    plan_batches(*p);
+  } catch (const std::exception& e) {
+    p->invalid = e.what();
+    return p;
+  }
+  p->caller_run = caller_may_run(*p);
+  p->runs_inline = p->info->runs_inline && !direct_windows_.empty() && size_ > 1 &&
+                   InlineCollective::published_elems(call.collective, size_, call.count) <=
+                       InlineCollective::capacity_elems(size_of(call.type));
+  if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
+  return p;
+}
+
+// Elementwise collectives split into consecutive element ranges, each a
+// complete collective of its own that fits one window lane.
+void CommCore::plan_batches(Prepared& p) {
+  const CollectiveCall& call = p.shape;
+  const std::size_t elem = size_of(call.type);
+  const std::size_t segment_elems =
+      call.options.segment_bytes ? std::max<std::size_t>(1, call.options.segment_bytes / elem) : 0;
+  const bool by_arrival = pap::arrival_ordered(*p.info);
+  // Arrival-ordered calls plan the ring as a stand-in until the decision.
+  PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,
+                     call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
+  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans_.arrival_batch_count(key) : plans_.batch_count(key);
+  p.per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
+  const std::size_t batches = call.count == 0 ? 1 : (call.count + p.per_batch - 1) / p.per_batch;
+  for (std::size_t b = 0; b < batches; ++b) {
+    key.count = std::min(p.per_batch, call.count - b * p.per_batch);
+    p.batch_keys.push_back(key);
+    p.batch_plans.push_back(plans_.plan(key));
+  }
+}
+
+// The task of batch `b` (a consecutive element range): an Operation, or the
+// inline lines.
+CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
+                                  std::size_t b, const CallContext& context) {
+  const Prepared& p = *prepared;
+  const PlanCache::Key& key = p.batch_keys[b];
+  const std::size_t elem = size_of(call.type);
+  const auto offset = static_cast<std::ptrdiff_t>(b * p.per_batch * elem);
+  const auto* in = static_cast<const std::byte*>(call.input);
+  auto* out = static_cast<std::byte*>(call.output);
+  const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
+                                 call.owned_input};
+  std::shared_ptr<const std::string> description(prepared, &p.description);
+  std::shared_ptr<CollectiveTask> task;
+  if (p.runs_inline) {
+    task = std::make_shared<InlineCollective>(direct_windows_, rank_, lanes_, layout_, buffers,
+                                              InlineCollective::Call{call.collective, call.root, key.count}, p.signature,
+                                              p.timeout, std::move(description));
+  } else {
+    const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
+    task = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us), ctx,
+                                       buffers, p.signature, p.timeout, std::move(description));
+  }
+  const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
+  return {std::move(task), context.future, b + 1 == p.batch_keys.size(),
+          coll::completion_implies_all_started(call.collective), p.straggler_after, allreduce_bytes};
+}
+
+// Above this a collective's copies and reductions may become TBB tasks and
+// its transfers take long: the progress thread runs it.
+constexpr std::size_t kCallerRunBytes = 64 * 1024;
+
+bool CommCore::caller_may_run(const Prepared& p) const {
+  if (options_.caller_run.count() <= 0 || p.batch_keys.size() != 1 || transport_->needs_service()) return false;
+  if (pap::arrival_ordered(*p.info)) return false;
+  const coll::Shape shape = coll::shape_of(p.shape.collective, size_, p.shape.count);
+  return std::max(shape.input, shape.output) * size_of(p.shape.type) <= kCallerRunBytes;
+}
+
+}  // namespace earlybird::detail
