@@ -44,9 +44,10 @@ void prefer_shared_memory_rma();
 
 // --- the PMPI library (libearlybird_mpi.so), read at MPI_Init.
 
-// Calls whose message is smaller than this pass through: earlybird's thread
-// hand-offs cost ~6 us, and it loses to Open MPI below ~32 KiB on one node
-// (docs/benchmarks.md).
+// Calls whose message is smaller than this pass through: up to 4 KiB
+// earlybird is still 1.1-1.4x Open MPI's latency on one node
+// (docs/benchmarks.md, "The node path"); 8-64 KiB it is faster, but the
+// rooted collectives lose at 64 KiB.
 constexpr std::size_t kDefaultMinBytes = 32 * 1024;
 
 struct PmpiConfig {
