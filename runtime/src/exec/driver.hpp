@@ -22,9 +22,11 @@ class Driver {
   // drive soon (the communicator asks the progress thread to poll it).
   void on_post(std::function<void()> wake) { wake_ = std::move(wake); }
 
-  // Never blocks: true if this thread now holds the drive.
+  // Never blocks: true if this thread now holds the drive. False on the
+  // thread that already holds it (a completion callback submitting a
+  // collective: it is queued instead).
   bool try_acquire() {
-    if (!mutex_.try_lock()) return false;
+    if (held_here() || !mutex_.try_lock()) return false;
     holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     return true;
   }
