@@ -341,3 +341,25 @@ TEST_CASE("caller-run and queued collectives from two user threads on one commun
     failures.report();
   }
 }
+
+// The completion callback runs on the thread that completed the collective,
+// often the progress thread holding the communicator's drive: a collective it
+// submits there is queued, not run on the spot.
+TEST_CASE("a collective submitted from a completion callback on the same communicator completes") {
+  SimWorld world(3);
+  Failures failures;
+  world.run([&](int rank, Communicator& comm) {
+    std::vector<std::int32_t> large = make_input<std::int32_t>(rank, 40000, Op::sum);
+    std::vector<std::int32_t> small = make_input<std::int32_t>(rank, 5, Op::sum);
+    std::promise<Future> chained;
+    Future first = comm.allreduce(std::span<std::int32_t>(large), Op::sum);
+    first.on_complete([&](std::exception_ptr) { chained.set_value(comm.allreduce(std::span<std::int32_t>(small), Op::sum)); });
+    wait_bounded(first, rank, "first allreduce");
+    auto second = chained.get_future();
+    if (second.wait_for(std::chrono::seconds(60)) != std::future_status::ready) throw std::runtime_error("callback never ran");
+    wait_bounded(second.get(), rank, "allreduce submitted from the callback");
+    if (count_wrong(large, 3, Op::sum) || count_wrong(small, 3, Op::sum))
+      failures.add("rank " + std::to_string(rank) + " wrong");
+  });
+  failures.report();
+}
