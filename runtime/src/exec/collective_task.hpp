@@ -5,11 +5,37 @@
 // call but fail() is made by the holder of the communicator's drive.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <string>
 
 namespace earlybird {
+
+// A task's first failure, set from any thread; reading it costs one atomic
+// load while there is none.
+class FirstFailure {
+ public:
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  std::exception_ptr error() const {
+    if (!failed()) return nullptr;
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
+  // Keeps `error` unless a failure came first.
+  void set(std::exception_ptr error) {
+    std::lock_guard lock(mutex_);
+    if (error_) return;
+    error_ = std::move(error);
+    failed_.store(true, std::memory_order_release);
+  }
+
+ private:
+  std::atomic<bool> failed_{false};
+  mutable std::mutex mutex_;
+  std::exception_ptr error_;
+};
 
 class CollectiveTask {
  public:

@@ -175,7 +175,7 @@ bool InlineCollective::poll() {
     published_ = true;
     progressed = true;
   }
-  while (next_ < read_end_ && !failed_.load(std::memory_order_relaxed) && ready(next_)) {
+  while (next_ < read_end_ && !failure_.failed() && ready(next_)) {
     take(next_++);
     progressed = true;
   }
@@ -206,16 +206,10 @@ void InlineCollective::watch() {
   fail("watchdog: no notification arrived for " + ms + " ms; still waiting for" + waiting);
 }
 
-std::exception_ptr InlineCollective::error() const {
-  std::lock_guard lock(error_mutex_);
-  return error_;
-}
+std::exception_ptr InlineCollective::error() const { return failure_.error(); }
 
 void InlineCollective::fail(const std::string& cause) {
-  std::lock_guard lock(error_mutex_);
-  if (error_) return;
-  error_ = std::make_exception_ptr(Error(*description_ + ": " + cause));
-  failed_.store(true, std::memory_order_release);
+  if (!failure_.failed()) failure_.set(std::make_exception_ptr(Error(*description_ + ": " + cause)));
 }
 
 }  // namespace earlybird

@@ -78,7 +78,7 @@ class InlineCollective final : public CollectiveTask {
   bool talks_to_peers() const override { return call_.count > 0 && size_ > 1; }
   void start(std::uint64_t sequence) override;
   bool poll() override;
-  bool finished() const override { return (published_ && next_ >= read_end_) || failed_.load(std::memory_order_acquire); }
+  bool finished() const override { return (published_ && next_ >= read_end_) || failure_.failed(); }
   std::exception_ptr error() const override;
   void fail(const std::string& cause) override;
   std::uint64_t sequence() const override { return sequence_; }
@@ -125,9 +125,7 @@ class InlineCollective final : public CollectiveTask {
   std::uint32_t idle_polls_ = 0;
   bool progressed_since_watch_ = true;
   Clock::time_point deadline_;
-  std::atomic<bool> failed_{false};
-  mutable std::mutex error_mutex_;
-  std::exception_ptr error_;
+  FirstFailure failure_;
 };
 
 }  // namespace earlybird

@@ -83,19 +83,13 @@ void Operation::run_plan() {
 
 bool Operation::finished() const {
   if (inflight_tasks_.load(std::memory_order_acquire) != 0) return false;
-  return remaining_.load(std::memory_order_acquire) == 0 || failed_.load(std::memory_order_acquire);
+  return remaining_.load(std::memory_order_acquire) == 0 || failure_.failed();
 }
 
-std::exception_ptr Operation::error() const {
-  std::lock_guard lock(error_mutex_);
-  return error_;
-}
+std::exception_ptr Operation::error() const { return failure_.error(); }
 
 void Operation::fail(const std::string& cause) {
-  std::lock_guard lock(error_mutex_);
-  if (error_) return;
-  error_ = std::make_exception_ptr(Error(*description_ + ": " + cause));
-  failed_.store(true, std::memory_order_release);
+  if (!failure_.failed()) failure_.set(std::make_exception_ptr(Error(*description_ + ": " + cause)));
 }
 
 std::byte* Operation::local(Buffer buffer, coll::Range range) const {
@@ -127,7 +121,7 @@ void Operation::dispatch(std::uint32_t step) {
 }
 
 void Operation::dispatch_now(std::uint32_t step) {
-  if (failed_.load(std::memory_order_acquire)) return;
+  if (failure_.failed()) return;
   const PlanStep& s = plan_->steps[step];
   const bool transfer = s.kind == StepKind::put || s.kind == StepKind::get;
   if (transfer && !ctx_.driver->held_here()) {
@@ -154,7 +148,7 @@ void Operation::dispatch_now(std::uint32_t step) {
 }
 
 void Operation::run_compute_task(std::uint32_t step) {
-  if (!failed_.load(std::memory_order_acquire)) {
+  if (!failure_.failed()) {
     try {
       execute(plan_->steps[step], true);
       finish_step(step);

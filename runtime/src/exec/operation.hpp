@@ -138,9 +138,7 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   std::vector<Parked> parked_;               // drive holder only
   std::atomic<std::size_t> remaining_{0};
   std::atomic<int> inflight_tasks_{0};
-  std::atomic<bool> failed_{false};
-  mutable std::mutex error_mutex_;
-  std::exception_ptr error_;
+  FirstFailure failure_;
 };
 
 }  // namespace earlybird

@@ -70,7 +70,7 @@ bool Operation::retry_parked() {
 }
 
 bool Operation::poll() {
-  if (failed_.load(std::memory_order_acquire)) return false;
+  if (failure_.failed()) return false;
   refreshed_this_poll_ = false;
   if (!waits_) return poll_decision();
   bool progressed = retry_parked();
@@ -78,7 +78,7 @@ bool Operation::poll() {
     const std::size_t before = unseen_flags_.size();
     check_flag(i, progressed);
     if (unseen_flags_.size() == before) ++i;  // not arrived: look at the next
-    if (failed_.load(std::memory_order_acquire)) return true;
+    if (failure_.failed()) return true;
   }
   if (progressed) {
     progressed_since_watch_ = true;
