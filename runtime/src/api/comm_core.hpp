@@ -70,7 +70,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // Communicator::phase_begin, edge, phase_end, straggler_report, last_decision.
   pap::ArrivalSession& arrival() { return arrival_; }
   void edge(double fraction);
-  // Communicator::warm_up: round_trips() on the progress thread, in submission
+  // Communicator::warm_up: round_trips() by the drive holder, in submission
   // order with this communicator's other requests; fails with the cause
   // (naming the rank) or at once on a closed communicator.
   Future warm_up();

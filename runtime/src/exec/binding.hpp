@@ -9,7 +9,8 @@
 // bound       true       true     a rank for every v
 //
 // A static binding (every collective that is not arrival-ordered) starts
-// bound. Progress thread only, except decided_plan()/rank_of() after bound.
+// bound. Drive holder only (exec/driver.hpp), except decided_plan()/rank_of()
+// after bound.
 #pragma once
 
 #include <earlybird/collectives/plan.hpp>

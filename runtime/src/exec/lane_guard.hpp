@@ -9,7 +9,7 @@
 //     that completes n that every peer started n, hence finished n-1;
 //   - asked: otherwise (reduce, broadcast), the rank reads the peer's done word
 //     (header of its window) with an atomic remote read, and waits if needed.
-// Progress thread only.
+// Drive holder only (exec/driver.hpp).
 #pragma once
 
 #include "../rma/transport.hpp"

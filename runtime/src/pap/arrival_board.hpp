@@ -17,7 +17,7 @@
 // has 40 bits. Epoch e's words are rewritten by epoch e+2 only, which no rank
 // starts before every rank finished epoch e (allreduce-like collectives:
 // finishing e+1 needs every rank's entry into e+1).
-// Progress thread only.
+// Drive holder only (the communicator's progress thread or caller).
 #pragma once
 
 #include "../rma/transport.hpp"

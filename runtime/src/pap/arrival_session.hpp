@@ -59,7 +59,8 @@ class ArrivalSession {
   std::optional<StragglerReport> straggler_report() const;
   std::optional<ArrivalDecision> last_decision() const;
 
-  // --- progress thread
+  // --- the communicator's drive holder (the progress thread, or a caller:
+  //     exec/driver.hpp)
   void publish_estimate(std::uint64_t call, std::int64_t estimate_us) { board_.publish_estimate(call, estimate_us); }
   // One 8-byte atomic write (a message that does not wait for an answer) into
   // the header of every rank the last arrival-ordered collective wrote to and
@@ -72,7 +73,7 @@ class ArrivalSession {
   // entered `sequence` yet. Throws on a transport failure.
   void report_stragglers(std::uint64_t sequence, const std::string& collective, std::chrono::milliseconds waited);
 
-  // --- for the bindings (progress thread)
+  // --- for the bindings (drive holder)
   ArrivalBoard& board() { return board_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -94,7 +95,7 @@ class ArrivalSession {
   std::optional<StragglerReport> straggler_;
   std::optional<ArrivalDecision> last_decision_;
 
-  // Progress thread only.
+  // Drive holder only.
   std::uint64_t next_epoch_ = 0;  // arrival epochs started
   std::vector<int> warm_peers_;   // whom the last arrival-ordered operation wrote to
 };
