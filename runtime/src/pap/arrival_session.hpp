@@ -8,8 +8,8 @@
 // thread             calls
 // caller             count_call, phase_begin, estimate, phase_end, binding,
 //                    straggler_report, last_decision
-// progress           publish_estimate, warm_up, entered, allreduce_took,
-//                    report_stragglers, and the bindings it made
+// drive holder       publish_estimate, warm_up, entered, allreduce_took,
+// (exec/driver.hpp)  report_stragglers, and the bindings it made
 #pragma once
 
 #include "../exec/binding.hpp"
