@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -66,5 +67,55 @@ inline void run_bounded(SimWorld& world, Failures& failures, const std::string& 
   runner.join();
   done.get();
 }
+
+}  // namespace earlybird::testing
+
+namespace earlybird::testing {
+
+// The Check of the tier-shared cases (tests/common): failures recorded on
+// the rank's thread, waits bounded by the watchdog.
+class RankCheck {
+ public:
+  RankCheck(Failures& failures, int rank) : failures_(&failures), rank_(rank) {}
+  void expect(bool ok, const std::string& what) {
+    if (!ok) failures_->add("rank " + std::to_string(rank_) + ": " + what);
+  }
+  void wait(const Future& f, const std::string& what) {
+    try {
+      wait_bounded(f, rank_, what);
+    } catch (const std::exception& e) {
+      expect(false, what + ": " + e.what());
+    }
+  }
+  // The error a failing future carries; "" if it succeeded.
+  std::string error_of(const Future& f, const std::string& what) {
+    try {
+      wait_bounded(f, rank_, what);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+ private:
+  Failures* failures_;
+  int rank_;
+};
+
+// Rank 0 opens it; pass() waits for that, bounded by the watchdog.
+class Gate {
+ public:
+  void open() { opened_.store(true); }
+  void pass() {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!opened_.load()) {
+      if (std::chrono::steady_clock::now() > until) throw std::runtime_error("watchdog: gate never opened");
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+
+ private:
+  std::atomic<bool> opened_{false};
+};
 
 }  // namespace earlybird::testing

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <earlybird/future.hpp>
+#include <earlybird/persistent.hpp>
 #include <earlybird/types.hpp>
 
 #include <memory>
@@ -114,6 +115,46 @@ class Communicator {
                         const CollectiveOptions& options = {});
   Future reduce_scatter_in_place(void* inout, std::size_t count, Datatype type, ReduceOp op,
                                  const CollectiveOptions& options = {});
+
+  // --- persistent collectives (persistent.hpp): prepared here, once, with
+  // the buffers' addresses; each start() runs the collective. Local: no
+  // communication until a start.
+  template <class T>
+  PersistentCollective allreduce_init(std::span<const T> in, std::span<T> out, ReduceOp op,
+                                      const CollectiveOptions& options = {}) {
+    if (in.size() != out.size()) length_mismatch("allreduce_init", in.size(), out.size());
+    return allreduce_init(in.data(), out.data(), in.size(), datatype_of<T>(), std::move(op), options);
+  }
+  template <class T>
+  PersistentCollective allreduce_init(std::span<T> in, std::span<T> out, ReduceOp op,
+                                      const CollectiveOptions& options = {}) {
+    return allreduce_init(std::span<const T>(in), out, std::move(op), options);
+  }
+  template <class T>  // in place
+  PersistentCollective allreduce_init(std::span<T> inout, ReduceOp op, const CollectiveOptions& options = {}) {
+    return allreduce_init(inout.data(), inout.data(), inout.size(), datatype_of<T>(), std::move(op), options);
+  }
+  PersistentCollective allreduce_init(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
+                                      const CollectiveOptions& options = {});
+  template <class T>
+  PersistentCollective reduce_init(std::span<const T> in, std::span<T> out, ReduceOp op, int root,
+                                   const CollectiveOptions& options = {}) {
+    if (rank() == root && in.size() != out.size()) length_mismatch("reduce_init", in.size(), out.size());
+    return reduce_init(in.data(), out.data(), in.size(), datatype_of<T>(), std::move(op), root, options);
+  }
+  template <class T>
+  PersistentCollective reduce_init(std::span<T> in, std::span<T> out, ReduceOp op, int root,
+                                   const CollectiveOptions& options = {}) {
+    return reduce_init(std::span<const T>(in), out, std::move(op), root, options);
+  }
+  PersistentCollective reduce_init(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
+                                   int root, const CollectiveOptions& options = {});
+  template <class T>
+  PersistentCollective bcast_init(std::span<T> buffer, int root, const CollectiveOptions& options = {}) {
+    return bcast_init(buffer.data(), buffer.size(), datatype_of<T>(), root, options);
+  }
+  PersistentCollective bcast_init(void* buffer, std::size_t count, Datatype type, int root,
+                                  const CollectiveOptions& options = {});
 
   // --- arrival-pattern monitoring. Compute code reports its progress so that
   // arrival-ordered allreduce algorithms (sorted_linear_tree,

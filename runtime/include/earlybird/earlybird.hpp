@@ -4,5 +4,6 @@
 #include <earlybird/communicator.hpp>
 #include <earlybird/error.hpp>
 #include <earlybird/future.hpp>
+#include <earlybird/persistent.hpp>
 #include <earlybird/runtime.hpp>
 #include <earlybird/types.hpp>

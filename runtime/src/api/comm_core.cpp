@@ -77,10 +77,20 @@ Future CommCore::run(const CollectiveCall& call) {
   } catch (const std::exception& e) {
     return Future(failed_future(describe(call, "", rank_, size_) + ": " + e.what()));
   }
-  auto invalid = [&](const std::string& why) { return Future(failed_future(p->description + ": " + why)); };
+  if (auto problem = problem_of(call, *p); !problem.empty()) return Future(failed_future(problem));
+  return launch(call, p, call_index);
+}
+
+std::string CommCore::problem_of(const CollectiveCall& call, const Prepared& p) const {
+  auto invalid = [&](const std::string& why) { return p.description + ": " + why; };
   if (closed_) return invalid("the communicator is closed");
-  if (!p->invalid.empty()) return invalid(p->invalid);
+  if (!p.invalid.empty()) return invalid(p.invalid);
   if (const char* why = buffer_problem(call, rank_, size_)) return invalid(why);
+  return {};
+}
+
+Future CommCore::launch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& p,
+                        std::uint64_t call_index) {
   // A caller-run call gets its Future only if it does not finish at once.
   const CallContext context{p->caller_run ? nullptr : std::make_shared<FutureState>(), call_index,
                             pap::arrival_ordered(*p->info) ? pap::global_now_us(*transport_) : 0};
@@ -90,9 +100,29 @@ Future CommCore::run(const CollectiveCall& call) {
     for (std::size_t b = 0; b < p->batch_keys.size(); ++b) items.push_back(batch(call, p, b, context));
     enqueue(std::move(items));
   } catch (const std::exception& e) {
-    return invalid(e.what());
+    return Future(failed_future(p->description + ": " + e.what()));
   }
   return Future(context.future);
+}
+
+CommCore::Persistent CommCore::make_persistent(const CollectiveCall& call) {
+  Persistent persistent{call, nullptr, {}};
+  try {
+    persistent.prepared = prepared(call);
+  } catch (const std::exception& e) {
+    persistent.problem = describe(call, "", rank_, size_) + ": " + e.what();
+    return persistent;
+  }
+  persistent.problem = problem_of(call, *persistent.prepared);
+  return persistent;
+}
+
+// Counted as a call, like run()'s, whether it runs or fails.
+Future CommCore::start(const Persistent& persistent) {
+  const std::uint64_t call_index = arrival_.count_call();
+  if (!persistent.problem.empty()) return Future(failed_future(persistent.problem));
+  if (closed_) return Future(failed_future(persistent.prepared->description + ": the communicator is closed"));
+  return launch(persistent.call, persistent.prepared, call_index);
 }
 
 // The caller takes the drive if it is free and nothing is queued before this

@@ -53,6 +53,21 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   int size() const { return size_; }
 
   Future run(const CollectiveCall& call);
+
+  // What every call of one shape (same_shape) shares, worked out once: the
+  // algorithm, validity, description, signature, batches and their plans.
+  struct Prepared;
+  // A persistent collective (Communicator::allreduce_init ...): `call`'s
+  // shape prepared and its buffers checked once. problem: the whole error
+  // message every start fails with; empty when the call is valid.
+  struct Persistent {
+    CollectiveCall call;
+    std::shared_ptr<const Prepared> prepared;
+    std::string problem;
+  };
+  Persistent make_persistent(const CollectiveCall& call);
+  // One start of `persistent`: a call like run()'s, without its checks.
+  Future start(const Persistent& persistent);
   std::shared_ptr<CommCore> split(int color, int key);
   // Waits for every submitted collective, then releases the window. Collective
   // (frees MPI objects); idempotent.
@@ -84,8 +99,13 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     std::chrono::milliseconds straggler_after{0};  // 0: no straggler report
     std::size_t allreduce_bytes = 0;  // an allreduce's bytes (its time feeds tau); 0 otherwise
   };
-  // What every call of one shape (same_shape) shares, worked out once: the
-  // algorithm, validity, description, signature, batches and their plans.
+  // The first problem of `call` (closed communicator, invalid shape, bad
+  // buffers) as the error message its Future carries; empty if none.
+  std::string problem_of(const CollectiveCall& call, const Prepared& p) const;
+  // Runs a valid call: its batches queued, or run on the caller.
+  Future launch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& p, std::uint64_t call_index);
+
+ public:
   struct Prepared {
     CollectiveCall shape;  // the call it was prepared for, buffers cleared
     std::string algorithm;
@@ -102,6 +122,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     bool runs_inline = false;  // on the inline lines (exec/inline_collective.hpp), not its plan
     std::shared_ptr<Binding> static_binding;  // null for arrival-ordered algorithms
   };
+
+ private:
   std::shared_ptr<const Prepared> prepared(const CollectiveCall& call);
   std::shared_ptr<const Prepared> prepare(const CollectiveCall& call);
   void plan_batches(Prepared& p);
@@ -169,5 +191,9 @@ std::shared_ptr<FutureState> failed_future(const std::string& message);
 // Wraps a core in the shared handle Communicator holds: dropping the last copy
 // closes the communicator.
 std::shared_ptr<CommCore> user_handle(std::shared_ptr<CommCore> core);
+// Communicator::allreduce_init ...: `call` prepared on `core` (the user
+// handle, which the persistent collective keeps open); null core: every start
+// fails.
+PersistentCollective make_persistent(const std::shared_ptr<CommCore>& core, const CollectiveCall& call);
 
 }  // namespace earlybird::detail

@@ -23,22 +23,56 @@ Communicator::Communicator(std::shared_ptr<detail::CommCore> core) : core_(std::
 int Communicator::rank() const { return core_->rank(); }
 int Communicator::size() const { return core_->size(); }
 
+namespace {
+
+CollectiveCall allreduce_call(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
+                              const CollectiveOptions& options) {
+  return {Collective::allreduce, in, out, count, type, std::move(op), 0, options, nullptr};
+}
+
+// Only the root's output exists; other ranks' `out` is ignored.
+CollectiveCall reduce_call(const detail::CommCore* core, const void* in, void* out, std::size_t count, Datatype type,
+                           ReduceOp op, int root, const CollectiveOptions& options) {
+  void* output = core && core->rank() == root ? out : nullptr;
+  return {Collective::reduce, in, output, count, type, std::move(op), root, options, nullptr};
+}
+
+// The root's buffer is both source and (in place) destination.
+CollectiveCall bcast_call(const detail::CommCore* core, void* buffer, std::size_t count, Datatype type, int root,
+                          const CollectiveOptions& options) {
+  const void* input = core && core->rank() == root ? buffer : nullptr;
+  return {Collective::bcast, input, buffer, count, type, Op::sum, root, options, nullptr};
+}
+
+}  // namespace
+
 Future Communicator::allreduce(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op,
                                const CollectiveOptions& options) {
-  return run(core_, {Collective::allreduce, in, out, count, type, std::move(op), 0, options, nullptr});
+  return run(core_, allreduce_call(in, out, count, type, std::move(op), options));
 }
 
 Future Communicator::reduce(const void* in, void* out, std::size_t count, Datatype type, ReduceOp op, int root,
                             const CollectiveOptions& options) {
-  // Only the root's output exists; other ranks' `out` is ignored.
-  void* output = core_ && rank() == root ? out : nullptr;
-  return run(core_, {Collective::reduce, in, output, count, type, std::move(op), root, options, nullptr});
+  return run(core_, reduce_call(core_.get(), in, out, count, type, std::move(op), root, options));
 }
 
 Future Communicator::bcast(void* buffer, std::size_t count, Datatype type, int root, const CollectiveOptions& options) {
-  // The root's buffer is both source and (in place) destination.
-  const void* input = core_ && rank() == root ? buffer : nullptr;
-  return run(core_, {Collective::bcast, input, buffer, count, type, Op::sum, root, options, nullptr});
+  return run(core_, bcast_call(core_.get(), buffer, count, type, root, options));
+}
+
+PersistentCollective Communicator::allreduce_init(const void* in, void* out, std::size_t count, Datatype type,
+                                                  ReduceOp op, const CollectiveOptions& options) {
+  return detail::make_persistent(core_, allreduce_call(in, out, count, type, std::move(op), options));
+}
+
+PersistentCollective Communicator::reduce_init(const void* in, void* out, std::size_t count, Datatype type,
+                                               ReduceOp op, int root, const CollectiveOptions& options) {
+  return detail::make_persistent(core_, reduce_call(core_.get(), in, out, count, type, std::move(op), root, options));
+}
+
+PersistentCollective Communicator::bcast_init(void* buffer, std::size_t count, Datatype type, int root,
+                                              const CollectiveOptions& options) {
+  return detail::make_persistent(core_, bcast_call(core_.get(), buffer, count, type, root, options));
 }
 
 Future Communicator::allgather(const void* in, void* out, std::size_t count, Datatype type,
