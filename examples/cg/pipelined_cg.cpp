@@ -1,0 +1,73 @@
+// Pipelined CG (pipelined_recurrences.hpp) as a oneTBB flow graph: the reduction is an earlybird persistent allreduce
+// whose Future completes an async_node, so the graph runs the matrix-vector
+// product while the reduction is in flight.
+//
+//   node     runs                                      after
+//   next     hands iteration i to reduce and spmv       start, or update of i-1
+//   reduce   start() the allreduce of the local dots    next   (async: the Future)
+//   spmv     halo exchange, q = A w                     next   (in parallel)
+//   update   alpha, beta; the z s p x r w recurrences   reduce and spmv (join)
+//            with the next local dots in the same pass;
+//            stops at the tolerance, else next i+1
+#include "pipelined_recurrences.hpp"
+
+#include <earlybird/persistent.hpp>
+
+#include <oneapi/tbb/flow_graph.h>
+
+#include <exception>
+#include <span>
+#include <tuple>
+
+namespace cg {
+
+namespace flow = oneapi::tbb::flow;
+
+Solve pipelined_cg(const Slab& slab, const Vector& b, Limits limits, earlybird::Communicator& comm) {
+  Solve solve;
+  Recurrences state(slab, b, limits);
+  earlybird::PersistentCollective reduction = comm.allreduce_init(state.dots(), state.reduced(), earlybird::Op::sum);
+  std::exception_ptr failure;  // the reduction's, if it failed
+  int last_iteration = 0;
+
+  flow::graph graph;
+  flow::broadcast_node<int> next(graph);
+  using Reduce = flow::async_node<int, int>;
+  Reduce reduce(graph, flow::serial, [&](int i, Reduce::gateway_type& gateway) {
+    gateway.reserve_wait();
+    reduction.start().on_complete([&gateway, &failure, i](std::exception_ptr error) {
+      if (error) failure = error;
+      gateway.try_put(i);
+      gateway.release_wait();
+    });
+  });
+  flow::function_node<int, int> spmv(graph, flow::serial, [&](int i) {
+    state.product();
+    return i;
+  });
+  flow::join_node<std::tuple<int, int>, flow::queueing> both(graph);
+  using Update = flow::multifunction_node<std::tuple<int, int>, std::tuple<int>>;
+  Update update(graph, flow::serial, [&](const std::tuple<int, int>& done, Update::output_ports_type& next) {
+    const int i = std::get<0>(done);
+    last_iteration = i;
+    if (!failure && state.step(i, solve.history)) std::get<0>(next).try_put(i + 1);
+  });
+  flow::make_edge(next, reduce);
+  flow::make_edge(next, spmv);
+  flow::make_edge(reduce, flow::input_port<0>(both));
+  flow::make_edge(spmv, flow::input_port<1>(both));
+  flow::make_edge(both, update);
+  flow::make_edge(flow::output_port<0>(update), next);
+
+  const double t0 = MPI_Wtime();
+  state.start();
+  next.try_put(0);
+  graph.wait_for_all();
+  solve.seconds = MPI_Wtime() - t0;
+  if (failure) std::rethrow_exception(failure);
+  solve.iterations = last_iteration;
+  solve.x = state.x();
+  return solve;
+}
+
+}  // namespace cg
