@@ -4,7 +4,7 @@
 // earlybird persistent allreduce. Prints iterations, time per iteration and
 // the residuals of each, and checks them (exit status 1 if a check fails).
 //
-//   mpirun -n 2 eb-cg [--n 128] [--tol 1e-8] [--max-iter 10000] [--repeat 5]
+//   mpirun -n 2 eb-cg [--n 64] [--tol 1e-8] [--max-iter 10000] [--repeat 5]
 //                     [--threads T]
 // --repeat: solves per form, alternating; the fastest of each is reported.
 // --threads: oneTBB threads per rank (default: oneTBB's choice).
@@ -28,7 +28,7 @@
 namespace {
 
 struct Config {
-  int n = 128;
+  int n = 64;
   cg::Limits limits;
   int repeat = 5;
   int threads = 0;
