@@ -5,6 +5,7 @@
 #pragma once
 
 #include <earlybird/future.hpp>
+#include <earlybird/partitioned.hpp>
 #include <earlybird/persistent.hpp>
 #include <earlybird/types.hpp>
 
@@ -12,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 namespace earlybird {
 
@@ -155,6 +157,37 @@ class Communicator {
   }
   PersistentCollective bcast_init(void* buffer, std::size_t count, Datatype type, int root,
                                   const CollectiveOptions& options = {});
+
+  // --- partitioned allreduce (partitioned.hpp): the vector in consecutive
+  // parts of `part_counts` elements (summing to its length), or `parts`
+  // parts of equal length (the first ones one element longer when it does
+  // not divide); each part reduced once ready() on every rank.
+  template <class T>
+  PartitionedCollective allreduce_partitioned(std::span<const T> in, std::span<T> out, ReduceOp op,
+                                              std::vector<std::size_t> part_counts,
+                                              const CollectiveOptions& options = {}) {
+    if (in.size() != out.size()) length_mismatch("allreduce_partitioned", in.size(), out.size());
+    return allreduce_partitioned(in.data(), out.data(), std::move(part_counts), in.size(), datatype_of<T>(),
+                                 std::move(op), options);
+  }
+  template <class T>  // in place
+  PartitionedCollective allreduce_partitioned(std::span<T> inout, ReduceOp op, std::vector<std::size_t> part_counts,
+                                              const CollectiveOptions& options = {}) {
+    return allreduce_partitioned(inout.data(), inout.data(), std::move(part_counts), inout.size(),
+                                 datatype_of<T>(), std::move(op), options);
+  }
+  template <class T>  // in place, equal parts
+  PartitionedCollective allreduce_partitioned(std::span<T> inout, ReduceOp op, std::size_t parts,
+                                              const CollectiveOptions& options = {}) {
+    return allreduce_partitioned(inout, std::move(op), equal_parts(inout.size(), parts), options);
+  }
+  // `count` is the whole vector's length; the parts must sum to it.
+  PartitionedCollective allreduce_partitioned(const void* in, void* out, std::vector<std::size_t> part_counts,
+                                              std::size_t count, Datatype type, ReduceOp op,
+                                              const CollectiveOptions& options = {});
+  // `parts` consecutive lengths summing to `count`, the first count % parts
+  // one longer; none when parts is 0.
+  static std::vector<std::size_t> equal_parts(std::size_t count, std::size_t parts);
 
   // --- arrival-pattern monitoring. Compute code reports its progress so that
   // arrival-ordered allreduce algorithms (sorted_linear_tree,

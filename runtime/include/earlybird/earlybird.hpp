@@ -4,6 +4,7 @@
 #include <earlybird/communicator.hpp>
 #include <earlybird/error.hpp>
 #include <earlybird/future.hpp>
+#include <earlybird/partitioned.hpp>
 #include <earlybird/persistent.hpp>
 #include <earlybird/runtime.hpp>
 #include <earlybird/types.hpp>

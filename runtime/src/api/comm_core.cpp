@@ -125,6 +125,46 @@ Future CommCore::start(const Persistent& persistent) {
   return launch(persistent.call, persistent.prepared, call_index);
 }
 
+Future CommCore::run_partitioned(const std::vector<CollectiveCall>& parts, const std::shared_ptr<PartGates>& gates) {
+  auto future = std::make_shared<FutureState>();
+  std::vector<Pending> items;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const CollectiveCall& call = parts[k];
+    const CallContext context{future, arrival_.count_call(), 0};
+    std::shared_ptr<const Prepared> p;
+    try {
+      p = prepared(call);
+    } catch (const std::exception& e) {
+      return Future(failed_future(describe(call, "", rank_, size_) + ": " + e.what()));
+    }
+    std::string problem = problem_of(call, *p);
+    if (problem.empty() && pap::arrival_ordered(*p->info))
+      problem = p->description + ": arrival-ordered algorithms cannot run a partitioned allreduce";
+    if (!problem.empty()) return Future(failed_future("part " + std::to_string(k) + ": " + problem));
+    try {
+      for (std::size_t b = 0; b < p->batch_keys.size(); ++b) {
+        Pending item = batch(call, p, b, context);
+        item.last_of_call = k + 1 == parts.size() && b + 1 == p->batch_keys.size();
+        item.gates = gates;
+        item.part = k;
+        items.push_back(std::move(item));
+      }
+    } catch (const std::exception& e) {
+      return Future(failed_future(p->description + ": " + e.what()));
+    }
+  }
+  enqueue(std::move(items));
+  return Future(future);
+}
+
+void CommCore::release_part(const std::shared_ptr<PartGates>& gates, std::size_t part) {
+  driver_.post([gates, part] { gates->released[part] = 1; });
+}
+
+void CommCore::abandon_parts(const std::shared_ptr<PartGates>& gates) {
+  driver_.post([gates] { gates->abandoned = true; });
+}
+
 // The caller takes the drive if it is free and nothing is queued before this
 // collective, and drives it until it finishes or options.caller_run passes.
 // Finished: the call returns a completed Future and allocated none. Not
@@ -219,7 +259,7 @@ bool CommCore::poll(bool& still_active) {
     return false;
   }
   const bool progressed = drive();
-  still_active = active_.op || !queue_.empty() || serving_ || driver_.has_posted();
+  still_active = active_.op || head_startable() || serving_ || driver_.has_posted();
   return progressed;
 }
 
@@ -235,11 +275,11 @@ bool CommCore::drive() {
       check_straggler();
     }
   }
-  while (!active_.op && !queue_.empty()) {
+  while (!active_.op && head_startable()) {
     start_next();
     progressed = true;
   }
-  busy_.store(active_.op || !queue_.empty(), std::memory_order_relaxed);
+  busy_.store(active_.op || head_startable(), std::memory_order_relaxed);
   if (!active_.op && queue_.empty() && !drain_waiters_.empty()) {
     serving_ = false;  // close(): the caller's thread serves the transport from here on
     // Completing a waiter may let close() return and the owner drop its
@@ -254,8 +294,11 @@ bool CommCore::drive() {
 void CommCore::start_next() {
   active_ = std::move(queue_.front());
   queue_.pop_front();
-  if (!broken_.empty()) {
-    active_.op->fail("not run: an earlier collective on this communicator failed (" + broken_ + ")");
+  const bool never_ready = active_.gates && !active_.gates->released[active_.part];  // so abandoned
+  if (!broken_.empty() || never_ready) {
+    active_.op->fail(broken_.empty() ? "not run: part " + std::to_string(active_.part) +
+                                           " was never ready (the partitioned allreduce was dropped)"
+                                     : "not run: an earlier collective on this communicator failed (" + broken_ + ")");
     retire();
     return;
   }

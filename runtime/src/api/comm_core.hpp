@@ -68,6 +68,20 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   Persistent make_persistent(const CollectiveCall& call);
   // One start of `persistent`: a call like run()'s, without its checks.
   Future start(const Persistent& persistent);
+
+  // Which parts of a partitioned allreduce may start: written and read by
+  // the drive holder only (release_part and abandon_parts post to it).
+  struct PartGates {
+    std::vector<char> released;
+    bool abandoned = false;  // the handle went before every part was ready
+  };
+  // Communicator::allreduce_partitioned: each part an allreduce call of its
+  // own, all queued now in part order, part k held until release_part(k).
+  // The Future completes with the last part.
+  Future run_partitioned(const std::vector<CollectiveCall>& parts, const std::shared_ptr<PartGates>& gates);
+  void release_part(const std::shared_ptr<PartGates>& gates, std::size_t part);
+  // The parts not released yet fail instead of running.
+  void abandon_parts(const std::shared_ptr<PartGates>& gates);
   std::shared_ptr<CommCore> split(int color, int key);
   // Waits for every submitted collective, then releases the window. Collective
   // (frees MPI objects); idempotent.
@@ -98,7 +112,12 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     bool all_started = false;  // completing it implies every rank started it
     std::chrono::milliseconds straggler_after{0};  // 0: no straggler report
     std::size_t allreduce_bytes = 0;  // an allreduce's bytes (its time feeds tau); 0 otherwise
+    std::shared_ptr<PartGates> gates;  // a partitioned allreduce's part: held until released
+    std::size_t part = 0;
+    bool startable() const { return !gates || gates->released[part] || gates->abandoned; }
   };
+  // The queue's head may start now (none: false).
+  bool head_startable() const { return !queue_.empty() && queue_.front().startable(); }
   // The first problem of `call` (closed communicator, invalid shape, bad
   // buffers) as the error message its Future carries; empty if none.
   std::string problem_of(const CollectiveCall& call, const Prepared& p) const;
@@ -195,5 +214,8 @@ std::shared_ptr<CommCore> user_handle(std::shared_ptr<CommCore> core);
 // handle, which the persistent collective keeps open); null core: every start
 // fails.
 PersistentCollective make_persistent(const std::shared_ptr<CommCore>& core, const CollectiveCall& call);
+// Communicator::allreduce_partitioned: `whole` cut into `part_counts`.
+PartitionedCollective make_partitioned(const std::shared_ptr<CommCore>& core, const CollectiveCall& whole,
+                                       std::vector<std::size_t> part_counts);
 
 }  // namespace earlybird::detail

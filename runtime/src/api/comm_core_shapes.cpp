@@ -128,7 +128,7 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
   }
   const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
   return {std::move(task), context.future, b + 1 == p.batch_keys.size(),
-          coll::completion_implies_all_started(call.collective), p.straggler_after, allreduce_bytes};
+          coll::completion_implies_all_started(call.collective), p.straggler_after, allreduce_bytes, nullptr, 0};
 }
 
 // Above this a collective's copies and reductions may become TBB tasks and

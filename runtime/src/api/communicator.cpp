@@ -60,6 +60,20 @@ Future Communicator::bcast(void* buffer, std::size_t count, Datatype type, int r
   return run(core_, bcast_call(core_.get(), buffer, count, type, root, options));
 }
 
+PartitionedCollective Communicator::allreduce_partitioned(const void* in, void* out,
+                                                         std::vector<std::size_t> part_counts, std::size_t count,
+                                                         Datatype type, ReduceOp op,
+                                                         const CollectiveOptions& options) {
+  return detail::make_partitioned(core_, allreduce_call(in, out, count, type, std::move(op), options),
+                                  std::move(part_counts));
+}
+
+std::vector<std::size_t> Communicator::equal_parts(std::size_t count, std::size_t parts) {
+  std::vector<std::size_t> counts;
+  for (std::size_t k = 0; k < parts; ++k) counts.push_back(count / parts + (k < count % parts ? 1 : 0));
+  return counts;
+}
+
 PersistentCollective Communicator::allreduce_init(const void* in, void* out, std::size_t count, Datatype type,
                                                   ReduceOp op, const CollectiveOptions& options) {
   return detail::make_persistent(core_, allreduce_call(in, out, count, type, std::move(op), options));
