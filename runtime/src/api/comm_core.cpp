@@ -126,7 +126,11 @@ Future CommCore::start(const Persistent& persistent) {
 }
 
 Future CommCore::run_partitioned(const std::vector<CollectiveCall>& parts, const std::shared_ptr<PartGates>& gates) {
+  // Whoever waits for the last parts drives them (as for a caller-run call
+  // that did not finish at once) rather than sleeping until the progress
+  // thread wakes it.
   auto future = std::make_shared<FutureState>();
+  future->set_helper(weak_from_this());
   std::vector<Pending> items;
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const CollectiveCall& call = parts[k];
@@ -141,6 +145,7 @@ Future CommCore::run_partitioned(const std::vector<CollectiveCall>& parts, const
     if (problem.empty() && pap::arrival_ordered(*p->info))
       problem = p->description + ": arrival-ordered algorithms cannot run a partitioned allreduce";
     if (!problem.empty()) return Future(failed_future("part " + std::to_string(k) + ": " + problem));
+    gates->caller_runs[k] = p->caller_run;
     try {
       for (std::size_t b = 0; b < p->batch_keys.size(); ++b) {
         Pending item = batch(call, p, b, context);
@@ -158,7 +163,19 @@ Future CommCore::run_partitioned(const std::vector<CollectiveCall>& parts, const
 }
 
 void CommCore::release_part(const std::shared_ptr<PartGates>& gates, std::size_t part) {
-  driver_.post([gates, part] { gates->released[part] = 1; });
+  auto release = [gates, part] { gates->released[part] = 1; };
+  if (!gates->caller_runs[part]) return driver_.post(release);
+  {
+    DriveHold hold(driver_, true);
+    if (!hold) return driver_.post(release);
+    driver_.run_posted();  // the parts' queue entries first
+    release();
+    auto ours = [&](const Pending& pending) { return pending.op && pending.gates == gates; };
+    drive_while([&] { return ours(active_) || (head_startable() && ours(queue_.front())); }, options_.caller_run);
+    busy_.store(active_.op || head_startable(), std::memory_order_relaxed);
+    if (!busy_.load(std::memory_order_relaxed)) return;
+  }
+  wake_engine();
 }
 
 void CommCore::abandon_parts(const std::shared_ptr<PartGates>& gates) {
@@ -189,7 +206,7 @@ Future CommCore::run_here(Pending item) {
     if (!active_.op && queue_.empty()) {
       queue_.push_back(std::move(item));
       start_next();
-      drive_until(*task, options_.caller_run);
+      drive_while([&] { return active_.op == task; }, options_.caller_run);
       if (active_.op != task) return outcome_of(*task);  // retired: finished or failed
       attach_future(active_);
     } else {
@@ -217,16 +234,14 @@ Future CommCore::outcome_of(const CollectiveTask& task) {
   return Future(completed);
 }
 
-// Drive holder: drives until `task` is no longer the active one (it
-// finished and retired) or `budget` has passed since it first found nothing
-// to do. Spins unless the node is oversubscribed: the progress thread, which
-// may share this rank's core, backs off meanwhile (urgent() is false). The
-// clock is read once per kTurnsPerClockRead idle turns.
-void CommCore::drive_until(const CollectiveTask& task, std::chrono::microseconds budget) {
+// Spins unless the node is oversubscribed: the progress thread, which may
+// share this rank's core, backs off meanwhile (urgent() is false). The clock
+// is read once per kTurnsPerClockRead idle turns.
+void CommCore::drive_while(const std::function<bool()>& more, std::chrono::microseconds budget) {
   constexpr int kTurnsPerClockRead = 16;
   Backoff backoff(topo::oversubscribed());
   std::optional<std::chrono::steady_clock::time_point> until;
-  for (int idle = 0; active_.op.get() == &task;) {
+  for (int idle = 0; more();) {
     if (drive()) {
       backoff.reset();
       continue;

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -73,12 +74,16 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // the drive holder only (release_part and abandon_parts post to it).
   struct PartGates {
     std::vector<char> released;
+    std::vector<char> caller_runs;  // per part: the readying thread may drive it (caller-run rules)
     bool abandoned = false;  // the handle went before every part was ready
   };
   // Communicator::allreduce_partitioned: each part an allreduce call of its
   // own, all queued now in part order, part k held until release_part(k).
   // The Future completes with the last part.
   Future run_partitioned(const std::vector<CollectiveCall>& parts, const std::shared_ptr<PartGates>& gates);
+  // Part `part` may start. The calling thread drives this call's parts for
+  // up to options.caller_run (idle) when the part is small enough to be
+  // caller-run and the drive is free; otherwise the progress thread does.
   void release_part(const std::shared_ptr<PartGates>& gates, std::size_t part);
   // The parts not released yet fail instead of running.
   void abandon_parts(const std::shared_ptr<PartGates>& gates);
@@ -164,7 +169,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // Drive holder: one turn (posted work, the active operation, the queue);
   // true on progress.
   bool drive();
-  void drive_until(const CollectiveTask& task, std::chrono::microseconds budget);
+  // Drive holder: drives while `more()` or until `budget` has passed since
+  // it first found nothing to do.
+  void drive_while(const std::function<bool()>& more, std::chrono::microseconds budget);
   static Future outcome_of(const CollectiveTask& task);
   // Asks the progress thread to poll this communicator.
   void wake_engine();

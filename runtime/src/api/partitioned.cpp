@@ -89,6 +89,7 @@ PartitionedCollective make_partitioned(const std::shared_ptr<CommCore>& core, co
   }
   state->gates = std::make_shared<CommCore::PartGates>();
   state->gates->released.assign(state->parts, 0);
+  state->gates->caller_runs.assign(state->parts, 0);
   state->future = core->run_partitioned(parts, state->gates);
   state->core = core;
   return PartitionedCollective(std::move(state));
