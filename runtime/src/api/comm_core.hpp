@@ -162,8 +162,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   Pending batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared, std::size_t b,
                 const CallContext& context);
   void enqueue(std::vector<Pending> items);
-  // Caller-run: small, statically bound, one batch, on a transport nobody
-  // must serve between collectives.
+  // Caller-run: small, statically bound, one batch (any transport: the p2p
+  // transport locks its state per transport, rma/p2p_transport.hpp).
   bool caller_may_run(const Prepared& p) const;
   Future run_here(Pending item);
   // Drive holder: one turn (posted work, the active operation, the queue);

@@ -136,7 +136,7 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
 constexpr std::size_t kCallerRunBytes = 64 * 1024;
 
 bool CommCore::caller_may_run(const Prepared& p) const {
-  if (options_.caller_run.count() <= 0 || p.batch_keys.size() != 1 || transport_->needs_service()) return false;
+  if (options_.caller_run.count() <= 0 || p.batch_keys.size() != 1) return false;
   if (pap::arrival_ordered(*p.info)) return false;
   const coll::Shape shape = coll::shape_of(p.shape.collective, size_, p.shape.count);
   return std::max(shape.input, shape.output) * size_of(p.shape.type) <= kCallerRunBytes;

@@ -30,10 +30,8 @@ std::atomic_ref<std::uint64_t> word_at(std::byte* address) {
   return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(address));
 }
 
-// The open transports of this process. A transport joins when constructed
-// and leaves at the start of close(), before close() serves it from the
-// closing thread, so the progress thread and that thread never serve one
-// transport at once.
+// The open transports of this process, which every wait serves. A transport
+// joins when constructed and leaves at the start of close().
 struct OpenTransports {
   std::mutex mutex;
   std::vector<P2pTransport*> all;
@@ -63,8 +61,16 @@ P2pTransport::P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono:
 bool P2pTransport::serve_all() {
   std::lock_guard lock(open_transports().mutex);
   bool progressed = false;
-  for (P2pTransport* t : open_transports().all) progressed |= t->service();
+  for (P2pTransport* t : open_transports().all) {
+    std::unique_lock serving(t->mutex_, std::try_to_lock);  // held elsewhere: that thread serves it
+    if (serving) progressed |= t->service();
+  }
   return progressed;
+}
+
+bool P2pTransport::poll_hook() {
+  std::unique_lock serving(mutex_, std::try_to_lock);
+  return serving && service();
 }
 
 P2pTransport::~P2pTransport() {
@@ -294,6 +300,7 @@ void P2pTransport::wait(MPI_Request& request, int peer, const char* what) {
 }
 
 void P2pTransport::put(int target, std::size_t offset, const void* src, std::size_t bytes) {
+  std::lock_guard lock(mutex_);
   if (bytes <= kInlineBytes || target == rank_) {
     send(target, Header{Kind::put, offset, bytes, 0}, src, bytes);
     return;
@@ -306,10 +313,12 @@ void P2pTransport::put(int target, std::size_t offset, const void* src, std::siz
 }
 
 void P2pTransport::get(int target, std::size_t offset, void* dst, std::size_t bytes) {
+  std::lock_guard lock(mutex_);
   ask(target, Header{Kind::get, offset, bytes, 0}, nullptr, 0, dst, bytes, "a get");
 }
 
 void P2pTransport::notify(int target, std::size_t offset, std::uint64_t value) {
+  std::lock_guard lock(mutex_);
   send(target, Header{Kind::notify, offset, 0, value}, nullptr, 0);
 }
 
@@ -322,23 +331,27 @@ void P2pTransport::store_local(std::size_t offset, std::uint64_t value) {
 }
 
 std::uint64_t P2pTransport::load_remote(int target, std::size_t offset) {
+  std::lock_guard lock(mutex_);
   std::uint64_t value = 0;
   load_remote_words(target, offset, &value, 1);
   return value;
 }
 
 std::uint64_t P2pTransport::fetch_add(int target, std::size_t offset, std::uint64_t value) {
+  std::lock_guard lock(mutex_);
   std::uint64_t previous = 0;
   ask(target, Header{Kind::fetch_add, offset, 0, value}, nullptr, 0, &previous, sizeof previous, "a fetch-add");
   return previous;
 }
 
 void P2pTransport::load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) {
+  std::lock_guard lock(mutex_);
   ask(target, Header{Kind::load_words, offset, count, 0}, nullptr, 0, out, count * sizeof(std::uint64_t),
       "a remote read");
 }
 
 void P2pTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
+  std::lock_guard lock(mutex_);
   const std::size_t bytes = count * sizeof(std::uint64_t);
   if (bytes > kInlineBytes) throw Error("earlybird p2p transport: a remote store of more than 8 KiB of words");
   ask(target, Header{Kind::store_words, offset, count, 0}, words, bytes, nullptr, 0, "a remote store");
@@ -357,6 +370,7 @@ void P2pTransport::close() {
     auto& all = open_transports().all;
     all.erase(std::remove(all.begin(), all.end(), this), all.end());
   }
+  std::lock_guard lock(mutex_);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;

@@ -18,10 +18,15 @@
 //   get, load_remote, load_remote_words, fetch_add, store_remote_words: return
 //     after the target answered, so they are complete at the target on return.
 // Every wait serves the incoming requests of every open P2pTransport of the
-// process (all of them are driven by the one progress thread), so two ranks
-// waiting on each other cannot deadlock, even when their waits are on
-// different communicators, and fails with earlybird::Error naming the peer
-// after `wait_limit`. Between operations the communicator keeps polling
+// process, so two ranks waiting on each other cannot deadlock, even when
+// their waits are on different communicators, and fails with
+// earlybird::Error naming the peer after `wait_limit`.
+//
+// Threads: each transport's state is guarded by its own recursive mutex,
+// held by every operation and by whoever serves it. A communicator's
+// operations come from its drive holder (the progress thread or a caller-run
+// user thread); a wait serves the other transports it can lock at once and
+// skips those another thread holds (that thread serves them). Between operations the communicator keeps polling
 // the transport (needs_service), so a peer's put into this window never waits
 // for this rank's next collective.
 //
@@ -47,6 +52,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <vector>
 
 namespace earlybird {
@@ -80,7 +86,7 @@ class P2pTransport final : public Transport {
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   bool needs_service() const override { return true; }
-  bool poll_hook() override { return service(); }
+  bool poll_hook() override;
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
   void close() override;
 
@@ -129,6 +135,9 @@ class P2pTransport final : public Transport {
   void wait(MPI_Request& request, int peer, const char* what);
   std::byte* at(std::size_t offset, std::size_t bytes, const char* what);
 
+  // Locking order: a transport's mutex, then the registry's (serve_all);
+  // serve_all only try-locks transports.
+  std::recursive_mutex mutex_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   std::vector<std::byte> window_;
   int rank_ = 0;
