@@ -1,12 +1,18 @@
-// Pipelined CG (pipelined_recurrences.hpp) as a oneTBB flow graph: the reduction is an earlybird persistent allreduce
-// whose Future completes an async_node, so the graph runs the matrix-vector
-// product while the reduction is in flight.
+// Pipelined CG (pipelined_recurrences.hpp) as a oneTBB flow graph: the
+// reduction is an earlybird persistent allreduce, started by one node and
+// waited for by the node that needs its result, so the graph runs the
+// matrix-vector product while the reduction is in flight. The waiting node
+// drives the reduction itself if it has not finished (no wake-up by another
+// thread); a completion callback into an async_node would instead wait for
+// the progress thread to get a core, which costs scheduler ticks when a rank
+// has one core and TBB's threads spin on it.
 //
 //   node     runs                                      after
 //   next     hands iteration i to reduce and spmv       start, or update of i-1
-//   reduce   start() the allreduce of the local dots    next   (async: the Future)
+//   reduce   start() the allreduce of the local dots    next
 //   spmv     halo exchange, q = A w                     next   (in parallel)
-//   update   alpha, beta; the z s p x r w recurrences   reduce and spmv (join)
+//   update   wait for the reduction; alpha, beta;       reduce and spmv (join)
+//            the z s p x r w recurrences
 //            with the next local dots in the same pass;
 //            stops at the tolerance, else next i+1
 #include "pipelined_recurrences.hpp"
@@ -32,14 +38,10 @@ Solve pipelined_cg(const Slab& slab, const Vector& b, Limits limits, earlybird::
 
   flow::graph graph;
   flow::broadcast_node<int> next(graph);
-  using Reduce = flow::async_node<int, int>;
-  Reduce reduce(graph, flow::serial, [&](int i, Reduce::gateway_type& gateway) {
-    gateway.reserve_wait();
-    reduction.start().on_complete([&gateway, &failure, i](std::exception_ptr error) {
-      if (error) failure = error;
-      gateway.try_put(i);
-      gateway.release_wait();
-    });
+  earlybird::Future in_flight;  // this iteration's reduction
+  flow::function_node<int, int> reduce(graph, flow::serial, [&](int i) {
+    in_flight = reduction.start();
+    return i;
   });
   flow::function_node<int, int> spmv(graph, flow::serial, [&](int i) {
     state.product();
@@ -50,7 +52,13 @@ Solve pipelined_cg(const Slab& slab, const Vector& b, Limits limits, earlybird::
   Update update(graph, flow::serial, [&](const std::tuple<int, int>& done, Update::output_ports_type& next) {
     const int i = std::get<0>(done);
     last_iteration = i;
-    if (!failure && state.step(i, solve.history)) std::get<0>(next).try_put(i + 1);
+    try {
+      in_flight.wait();  // drives the reduction if it is still in flight
+    } catch (...) {
+      failure = std::current_exception();
+      return;
+    }
+    if (state.step(i, solve.history)) std::get<0>(next).try_put(i + 1);
   });
   flow::make_edge(next, reduce);
   flow::make_edge(next, spmv);
