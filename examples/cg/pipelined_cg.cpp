@@ -39,7 +39,9 @@ Solve pipelined_cg(const Slab& slab, const Vector& b, Limits limits, earlybird::
   flow::graph graph;
   flow::broadcast_node<int> next(graph);
   earlybird::Future in_flight;  // this iteration's reduction
-  flow::function_node<int, int> reduce(graph, flow::serial, [&](int i) {
+  // reduce and update are lightweight: they run in the thread that fed them,
+  // with no task hand-off (spmv gets a task of its own, to run beside).
+  flow::function_node<int, int, flow::lightweight> reduce(graph, flow::serial, [&](int i) {
     in_flight = reduction.start();
     return i;
   });
@@ -48,7 +50,7 @@ Solve pipelined_cg(const Slab& slab, const Vector& b, Limits limits, earlybird::
     return i;
   });
   flow::join_node<std::tuple<int, int>, flow::queueing> both(graph);
-  using Update = flow::multifunction_node<std::tuple<int, int>, std::tuple<int>>;
+  using Update = flow::multifunction_node<std::tuple<int, int>, std::tuple<int>, flow::lightweight>;
   Update update(graph, flow::serial, [&](const std::tuple<int, int>& done, Update::output_ports_type& next) {
     const int i = std::get<0>(done);
     last_iteration = i;
