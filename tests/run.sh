@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, and runs every tier.
-#   1. RelWithDebInfo build: unit, sim, mpi, pmpi, consumer, then multihost (emulated
+#   1. RelWithDebInfo build: unit, sim, mpi, pmpi, consumer, faults, then multihost (emulated
 #      hosts, scripts/cluster.sh; skipped with the reason when not root)
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build: unit, sim, mpi
 #   3. ThreadSanitizer build: sim
@@ -21,7 +21,7 @@ run_tiers() {  # DIR LABEL...
 }
 
 eb_build build
-run_tiers build unit sim mpi pmpi consumer
+run_tiers build unit sim mpi pmpi consumer faults
 [ "$(id -u)" -eq 0 ] && trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
 ctest --test-dir build -L '^multihost$' --output-on-failure  # one testbed: one test at a time
 [ "${1:-}" = "--quick" ] && exit 0

@@ -336,8 +336,32 @@ void CommCore::mark_broken(const std::string& why) {
   if (broken_.empty()) broken_ = why;
 }
 
+// A timed-out collective's error, with the ranks that have not called it
+// (the cause, where the watchdog names only the peer this rank waits for
+// directly). Unchanged when every rank called it or the probe fails.
+std::exception_ptr CommCore::naming_absent_ranks(std::exception_ptr error, std::uint64_t sequence) {
+  std::vector<int> absent;
+  try {
+    absent = arrival_.not_entered(sequence);
+  } catch (const std::exception&) {
+    return error;  // the probe failed as well: the watchdog's message stands
+  }
+  if (absent.empty()) return error;
+  std::string ranks;
+  for (int r : absent) ranks += (ranks.empty() ? "rank " : ", rank ") + std::to_string(r);
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return std::make_exception_ptr(Error(std::string(e.what()) + "; not called yet by " + ranks));
+  } catch (...) {
+    return error;
+  }
+}
+
 void CommCore::retire() {
   if (auto error = active_.op->error()) {
+    if (active_.op->timed_out() && active_.op->sequence() > 0)
+      error = naming_absent_ranks(error, active_.op->sequence());
     try {
       std::rethrow_exception(error);
     } catch (const std::exception& e) {

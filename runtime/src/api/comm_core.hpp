@@ -177,6 +177,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   void wake_engine();
   void start_next();
   void retire();
+  std::exception_ptr naming_absent_ranks(std::exception_ptr error, std::uint64_t sequence);
   void check_straggler();
   void mark_broken(const std::string& why);
   // Progress thread: one round trip (a read of the warm-up word) to every peer

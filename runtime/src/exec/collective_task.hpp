@@ -57,6 +57,17 @@ class CollectiveTask {
   virtual const std::string& description() const = 0;
   // Called once when it finished without error.
   virtual void succeeded() {}
+
+  // The watchdog's failure: fail(cause), remembered as a timeout (the
+  // communicator then names the ranks that have not called the collective).
+  void time_out(const std::string& cause) {
+    timed_out_.store(true, std::memory_order_relaxed);
+    fail(cause);
+  }
+  bool timed_out() const { return timed_out_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> timed_out_{false};
 };
 
 }  // namespace earlybird

@@ -199,11 +199,11 @@ void InlineCollective::watch() {
   }
   if (now <= deadline_) return;
   const std::string ms = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count());
-  if (!published_) return fail("watchdog: peers did not finish the collective before this one for " + ms + " ms");
+  if (!published_) return time_out("watchdog: peers did not finish the collective before this one for " + ms + " ms");
   std::string waiting;
   for (int r = next_; r < read_end_; ++r)
     if (!ready(r)) waiting += (waiting.empty() ? " rank " : ", rank ") + std::to_string(r);
-  fail("watchdog: no notification arrived for " + ms + " ms; still waiting for" + waiting);
+  time_out("watchdog: no notification arrived for " + ms + " ms; still waiting for" + waiting);
 }
 
 std::exception_ptr InlineCollective::error() const { return failure_.error(); }

@@ -96,7 +96,7 @@ void Operation::watch() {
   constexpr std::uint32_t kPollsPerWatch = 16;
   if (++idle_polls_ % kPollsPerWatch != 0) return;
   if (deadline_passed() && !finished())
-    fail("watchdog: no notification arrived for " +
+    time_out("watchdog: no notification arrived for " +
          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms; " +
          missing_flags());
 }
@@ -156,7 +156,7 @@ bool Operation::poll_decision() {
   }
   ctx_.transport->poll_hook();
   if (deadline_passed())
-    fail("watchdog: " + binding_->undecided_reason() + " within " +
+    time_out("watchdog: " + binding_->undecided_reason() + " within " +
          std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms");
   return false;
 }

@@ -61,12 +61,16 @@ void ArrivalSession::entered(std::uint64_t sequence) {
   transport_->store_local(WindowLayout::kEnteredWordOffset, sequence);
 }
 
+std::vector<int> ArrivalSession::not_entered(std::uint64_t sequence) {
+  std::vector<int> absent;
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_ && transport_->load_remote(r, WindowLayout::kEnteredWordOffset) < sequence) absent.push_back(r);
+  return absent;
+}
+
 void ArrivalSession::report_stragglers(std::uint64_t sequence, const std::string& collective,
                                        std::chrono::milliseconds waited) {
-  StragglerReport report{collective, sequence, waited, {}};
-  for (int r = 0; r < size_; ++r)
-    if (r != rank_ && transport_->load_remote(r, WindowLayout::kEnteredWordOffset) < sequence)
-      report.not_arrived.push_back(r);
+  StragglerReport report{collective, sequence, waited, not_entered(sequence)};
   if (verbose_) {
     std::string ranks;
     for (int r : report.not_arrived) ranks += " " + std::to_string(r);

@@ -69,8 +69,10 @@ class ArrivalSession {
   // This rank entered collective `sequence` (a local store: straggler reports).
   void entered(std::uint64_t sequence);
   void allreduce_took(std::size_t bytes, double us) { history_.record(bytes, us); }
-  // Reads every peer's entered word once and records the ranks that have not
-  // entered `sequence` yet. Throws on a transport failure.
+  // The peers that have not entered `sequence` yet (one read of each
+  // peer's entered word), ascending. Throws on a transport failure.
+  std::vector<int> not_entered(std::uint64_t sequence);
+  // Records not_entered(sequence) as the straggler report.
   void report_stragglers(std::uint64_t sequence, const std::string& collective, std::chrono::milliseconds waited);
 
   // --- for the bindings (drive holder)
