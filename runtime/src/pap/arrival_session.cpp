@@ -63,8 +63,14 @@ void ArrivalSession::entered(std::uint64_t sequence) {
 
 std::vector<int> ArrivalSession::not_entered(std::uint64_t sequence) {
   std::vector<int> absent;
-  for (int r = 0; r < size_; ++r)
-    if (r != rank_ && transport_->load_remote(r, WindowLayout::kEnteredWordOffset) < sequence) absent.push_back(r);
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    try {
+      if (transport_->load_remote(r, WindowLayout::kEnteredWordOffset) < sequence) absent.push_back(r);
+    } catch (const std::exception&) {
+      // Unknown (it closed or does not answer): not named.
+    }
+  }
   return absent;
 }
 

@@ -70,7 +70,8 @@ class ArrivalSession {
   void entered(std::uint64_t sequence);
   void allreduce_took(std::size_t bytes, double us) { history_.record(bytes, us); }
   // The peers that have not entered `sequence` yet (one read of each
-  // peer's entered word), ascending. Throws on a transport failure.
+  // peer's entered word), ascending; a peer whose read fails (it closed, or
+  // does not answer within the transport's wait limit) is left out.
   std::vector<int> not_entered(std::uint64_t sequence);
   // Records not_entered(sequence) as the straggler report.
   void report_stragglers(std::uint64_t sequence, const std::string& collective, std::chrono::milliseconds waited);

@@ -48,6 +48,7 @@ P2pTransport::P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono:
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   sources_.resize(static_cast<std::size_t>(size_));
+  peer_closed_.assign(static_cast<std::size_t>(size_), 0);
   posted_.resize(static_cast<std::size_t>(size_ > 1 ? kPostedReceives : 0));
   for (auto& slot : posted_) {
     slot.buffer.resize(sizeof(Header) + kInlineBytes);
@@ -221,7 +222,10 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
       return answer;
     }
     case Kind::close:
-      ++closed_peers_;
+      if (!peer_closed_[static_cast<std::size_t>(source)]) {
+        peer_closed_[static_cast<std::size_t>(source)] = 1;
+        ++closed_peers_;
+      }
       return answer;
   }
   throw Error("earlybird p2p transport: a request of unknown kind arrived from rank " + std::to_string(source));
@@ -284,6 +288,14 @@ void P2pTransport::wait(MPI_Request& request, int peer, const char* what) {
     int done = 0;
     check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p wait)");
     if (done) return;
+    if (peer != rank_ && peer_closed_[static_cast<std::size_t>(peer)]) {  // it answered all it took before closing
+      check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p wait)");
+      if (done) return;
+      MPI_Cancel(&request);
+      MPI_Request_free(&request);
+      throw Error("earlybird p2p transport: rank " + std::to_string(peer) + " closed the communicator before taking " +
+                  what);
+    }
     if (serve_all()) {
       backoff.reset();
       continue;
@@ -386,6 +398,7 @@ void P2pTransport::close() {
       backoff.pause();
     }
   }
+  const bool everyone_closed = closed_peers_ >= size_ - 1 && outgoing_.empty() && receiving_.empty();
   for (auto& slot : posted_) {
     MPI_Cancel(&slot.request);
     MPI_Request_free(&slot.request);
@@ -395,7 +408,11 @@ void P2pTransport::close() {
     MPI_Request_free(&out.request);
   }
   outgoing_.clear();
-  MPI_Comm_free(&comm_);
+  // A peer that has not closed (stalled past the wait limit) may still send
+  // on this communicator. Freed, its context could be reused by a later
+  // communicator, where those messages would match requests meant for that
+  // one: keep it (one communicator leaked per such close).
+  if (everyone_closed) MPI_Comm_free(&comm_);
   comm_ = MPI_COMM_NULL;
 }
 

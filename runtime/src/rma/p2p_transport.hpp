@@ -150,6 +150,7 @@ class P2pTransport final : public Transport {
   std::vector<int> receiving_;  // sources with a data receive outstanding
   std::deque<Outgoing> outgoing_;
   int closed_peers_ = 0;
+  std::vector<char> peer_closed_;  // per rank: its close arrived (waits on it fail at once)
 };
 
 }  // namespace earlybird
