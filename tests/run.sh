@@ -2,7 +2,7 @@
 # The test command: installs what is missing, builds, and runs every tier.
 #   1. RelWithDebInfo build: unit, sim, mpi, pmpi, consumer, faults, then multihost (emulated
 #      hosts, scripts/cluster.sh; skipped with the reason when not root)
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: unit, sim, mpi
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build: unit, sim, fuzz, mpi
 #   3. ThreadSanitizer build: sim
 # Usage: tests/run.sh [--quick]   (--quick: step 1 only)
 set -euo pipefail
@@ -30,7 +30,7 @@ ctest --test-dir build -L '^multihost$' --output-on-failure  # one testbed: one 
 # earlybird's tiers without MPI only.
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 eb_build build-asan -DEARLYBIRD_SANITIZE=address,undefined -DEARLYBIRD_BENCH=OFF
-ASAN_OPTIONS=detect_leaks=1 run_tiers build-asan unit sim
+ASAN_OPTIONS=detect_leaks=1 run_tiers build-asan unit sim fuzz
 ASAN_OPTIONS=detect_leaks=0 run_tiers build-asan mpi
 
 eb_build build-tsan -DEARLYBIRD_SANITIZE=thread -DEARLYBIRD_BENCH=OFF --target sim_tests
