@@ -92,7 +92,7 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   const bool bind = options.bind_progress_thread && !oversubscribed && config::binding_allowed_by_environment();
   const int core = bind ? place.rank * impl_->workers % topo::core_count() : -1;
   if (oversubscribed) topo::note_oversubscribed();
-  impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, core});
+  impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, core, config::injected_stall_from_environment()});
   impl_->world = impl_->make(MPI_COMM_WORLD);
 }
 

@@ -26,7 +26,8 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options, ranks).total_bytes());
   if (ranks > topo::core_count()) topo::note_oversubscribed();
   for (int r = 0; r < ranks; ++r) {
-    impl_->engines.push_back(std::make_unique<ProgressEngine>(EngineOptions{options.worker_threads, -1}));
+    const EngineOptions engine{options.worker_threads, -1, config::injected_stall_from_environment()};
+    impl_->engines.push_back(std::make_unique<ProgressEngine>(engine));
     auto core = detail::CommCore::create(*impl_->engines.back(), std::make_unique<InProcTransport>(fabric, r),
                                                    comm_options);
     impl_->comms.emplace_back(detail::user_handle(std::move(core)));

@@ -80,6 +80,10 @@ bool binding_allowed_by_environment() {
   return !(value && std::string(value) == "0");
 }
 
+std::chrono::microseconds injected_stall_from_environment() {
+  return std::chrono::microseconds(integer_or("EARLYBIRD_INJECT_STALL_US", 0, 0));
+}
+
 void prefer_shared_memory_rma() { setenv("OMPI_MCA_osc_rdma_priority", "1", 0); }
 
 const char* algorithm_variable(coll::Collective collective) {

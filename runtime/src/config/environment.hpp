@@ -37,6 +37,11 @@ CommOptions comm_options_from_environment();
 // EARLYBIRD_BIND=0 leaves the progress thread unbound.
 bool binding_allowed_by_environment();
 
+// Fault injection, for tests: EARLYBIRD_INJECT_STALL_US=N makes every
+// progress thread sleep N µs once per ProgressEngine::kTurnsPerStall loop
+// turns (a descheduled or overloaded progress thread); 0 (default): never.
+std::chrono::microseconds injected_stall_from_environment();
+
 // Open MPI picks osc/rdma for single-node windows by default; osc/sm is an
 // order of magnitude faster there (docs/design.md). Called before MPI_Init;
 // a value the user set is kept.

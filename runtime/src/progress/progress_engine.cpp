@@ -106,8 +106,12 @@ void ProgressEngine::run() {
   wake_.notify_all();
   Backoff backoff(topo::cores_shared());
   Backoff idle_backoff = Backoff::idle();
+  constexpr std::uint64_t kTurnsPerStall = 16;
+  std::uint64_t turns = 0;
   for (;;) {
     count(loop_turns_);
+    if (options_.injected_stall.count() > 0 && ++turns % kTurnsPerStall == 0)
+      std::this_thread::sleep_for(options_.injected_stall);
     const bool progressed = drain_requests() | poll_active();
     if (progressed) {
       backoff.reset();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -35,6 +36,9 @@ class Pollable {
 struct EngineOptions {
   int worker_threads = 1;  // TBB arena concurrency for reductions
   int bind_core = -1;      // core to bind the progress thread to; -1: unbound
+  // Fault injection (EARLYBIRD_INJECT_STALL_US): a sleep this long once per
+  // kTurnsPerStall loop turns; 0: none.
+  std::chrono::microseconds injected_stall{0};
 };
 
 class ProgressEngine {
