@@ -4,18 +4,35 @@
 # naming the cause, or mpirun ends them) within EARLYBIRD_TIMEOUT_MS + 10 s,
 # with a non-zero status, and leave no shared-memory segment or Open MPI
 # session directory behind.
-#   kill_rank.sh PROGRAM RANKS [mpirun options...]
+# With --hosts, the ranks run on as many emulated hosts (scripts/cluster.sh,
+# one rank each, root only), and no process may be left in their namespaces.
+#   kill_rank.sh PROGRAM RANKS [--hosts] [mpirun options...]
 set -uo pipefail
 program="$1" ranks="$2"
 shift 2
+launcher=(mpirun)
+cluster="$(cd "$(dirname "$0")" && pwd)/../../scripts/cluster.sh"
+if [ "${1:-}" = "--hosts" ]; then
+  shift
+  if ! why="$("$cluster" check)"; then
+    echo "SKIPPED kill_rank across hosts: $why"
+    exit 77
+  fi
+  "$cluster" up "$ranks" --slots 1 >/dev/null || exit 1
+  launcher=("$cluster" mpirun)
+fi
 timeout_ms=3000
-leftovers() { ls /dev/shm 2>/dev/null; ls -d /tmp/ompi.* 2>/dev/null; ls -d /dev/shm/* 2>/dev/null; }
+leftovers() {
+  ls /dev/shm 2>/dev/null; ls -d /tmp/ompi.* 2>/dev/null
+  [ "${launcher[0]}" = mpirun ] && return
+  for h in $(seq 0 $((ranks - 1))); do ip netns pids "eb-h$h" 2>/dev/null | sed "s/^/process in eb-h$h: /"; done
+}
 before="$(leftovers | sort)"
 start=$(date +%s)
-EARLYBIRD_TIMEOUT_MS=$timeout_ms timeout 120 mpirun -x EARLYBIRD_TIMEOUT_MS -np "$ranks" --oversubscribe "$@" "$program" >/tmp/kill_rank.$$ 2>&1
+EARLYBIRD_TIMEOUT_MS=$timeout_ms timeout 120 "${launcher[@]}" -x EARLYBIRD_TIMEOUT_MS -np "$ranks" --oversubscribe "$@" "$program" >/tmp/kill_rank.$$ 2>&1
 status=$?
 took=$(( $(date +%s) - start ))
-sleep 1  # let mpirun's cleanup finish
+sleep 2  # let mpirun's cleanup finish
 after="$(leftovers | sort)"
 echo "status $status after ${took} s"
 tail -5 /tmp/kill_rank.$$; rm -f /tmp/kill_rank.$$
