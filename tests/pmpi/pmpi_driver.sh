@@ -7,6 +7,7 @@
 #                                             every intercepted call (and what passed through)
 #   pmpi_driver.sh errors  PROGRAM LIBRARY P  error handlers, thread level
 #   pmpi_driver.sh env     PROGRAM LIBRARY P  the environment picks algorithms
+#   pmpi_driver.sh fuzz    PROGRAM LIBRARY P  hostile calls: same outcomes (EB_FUZZ_CASES, default 300)
 # EB_MPIRUN replaces mpirun (the multihost tier: scripts/cluster.sh mpirun).
 set -uo pipefail
 mode=$1 program=$2 library=$3 ranks=$4
@@ -90,9 +91,42 @@ env_variables() {
   echo "env P=$ranks: algorithm, segment, threshold, disable and bad-name variables behave as documented"
 }
 
+# Hostile calls (pmpi_fuzz.c) with and without the library, case by case:
+# a call MPI completes on every rank must give the same digests with the
+# library (overlapping buffers excepted: erroneous, earlybird may refuse);
+# a rank MPI reports an error on must get an error with the library too.
+# Every case must reach every rank in both runs (no crash, no hang).
+fuzz() {
+  local cases=${EB_FUZZ_CASES:-300}
+  run plain -- "$cases" 1 || fail "pmpi_fuzz failed without the library"
+  run earlybird "${preload[@]}" EARLYBIRD_TIMEOUT_MS=3000 -- "$cases" 1 || fail "pmpi_fuzz failed with the library"
+  sort -n -k1,1 -k2,2 "$work/plain.out" | cut -d'#' -f1 >"$work/plain.sorted"
+  sort -n -k1,1 -k2,2 "$work/earlybird.out" | cut -d'#' -f1 >"$work/earlybird.sorted"
+  [ "$(wc -l <"$work/plain.sorted")" -eq $((cases * ranks)) ] || fail "a case is missing without the library"
+  [ "$(wc -l <"$work/earlybird.sorted")" -eq $((cases * ranks)) ] || fail "a case is missing with the library"
+  local verdict
+  verdict="$(paste -d' ' "$work/plain.sorted" "$work/earlybird.sorted" | awk -v ranks="$ranks" '
+    # fields: seed rank kind outcome value | seed rank kind outcome value
+    { seed = $1; mpi_ok[seed] += ($4 == "ok"); kind[seed] = $3
+      line[seed, $2] = $0; n[seed]++ }
+    END {
+      bad = 0
+      for (s in n) for (r = 0; r < ranks; ++r) {
+        split(line[s, r], f, " ")
+        if (mpi_ok[s] == ranks && kind[s] != "overlap" && (f[9] != "ok" || f[10] != f[5])) { print "differs: " line[s, r]; bad++ }
+        if (f[4] == "error" && f[9] != "error") { print "error lost: " line[s, r]; bad++ }
+        if (f[4] == "error" && f[9] == "error") { both++; same += (f[5] == f[10]) }
+        if (mpi_ok[s] == ranks && kind[s] != "overlap") identical++
+      }
+      printf "summary %d rank calls identical, %d errors on both (%d of the same class)\n", identical, both, same
+      exit bad > 0 }')" || fail "outcomes differ: $(grep -v summary <<<"$verdict" | head -5)"
+  echo "fuzz P=$ranks: $cases hostile cases, every rank: $(grep summary <<<"$verdict" | cut -d' ' -f2-)"
+}
+
 case "$mode" in
   compare) compare ;;
   errors) errors ;;
   env) env_variables ;;
-  *) echo "usage: $0 compare|errors|env PROGRAM LIBRARY P" >&2; exit 2 ;;
+  fuzz) fuzz ;;
+  *) echo "usage: $0 compare|errors|env|fuzz PROGRAM LIBRARY P" >&2; exit 2 ;;
 esac

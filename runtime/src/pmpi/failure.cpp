@@ -45,6 +45,12 @@ int report_failure(MPI_Comm comm, const char* call, const std::string& message) 
   return code;
 }
 
+int report_argument_error(MPI_Comm comm, const char* call, int error_class, const std::string& message) {
+  if (errors_are_fatal(comm)) print_fatal(call, message);
+  PMPI_Comm_call_errhandler(comm, error_class);
+  return error_class;
+}
+
 int report_request_failure(bool fatal, const char* call, const std::string& message) {
   const int code = error_code_for(std::string(call) + ": " + message);
   if (!fatal) return code;

@@ -1,5 +1,7 @@
 #include "route.hpp"
 
+#include "failure.hpp"
+
 #include "../config/algorithm_choice.hpp"
 #include "library.hpp"
 #include "mpi_types.hpp"
@@ -119,6 +121,12 @@ Route route(const CallSpec& call) {
   log_once(call, ranks, "earlybird " + algorithm_chosen(call, chosen.options, ranks));
   chosen.communicator = &Library::instance().communicator_for(call.comm);
   return chosen;
+}
+
+bool in_place_receive(const void* recvbuf) { return recvbuf == MPI_IN_PLACE; }
+
+int report_in_place_receive(MPI_Comm comm, const char* call) {
+  return report_argument_error(comm, call, MPI_ERR_BUFFER, "MPI_IN_PLACE given as the receive buffer");
 }
 
 }  // namespace earlybird::pmpi

@@ -37,6 +37,12 @@ CallSpec reduction_call(coll::Collective collective, const char* name, MPI_Comm 
 // holes, sent as bytes.
 CallSpec movement_call(coll::Collective collective, const char* name, MPI_Comm comm, int count, MPI_Datatype type);
 
+// MPI_IN_PLACE is a send buffer only: as the receive buffer of a rank that
+// receives, the call fails there with MPI_ERR_BUFFER before any
+// communication (the intercepted calls check it first).
+bool in_place_receive(const void* recvbuf);
+int report_in_place_receive(MPI_Comm comm, const char* call);
+
 struct Route {
   Communicator* communicator = nullptr;  // nullptr: pass through
   CollectiveOptions options;
