@@ -8,14 +8,13 @@
 //                     [--threads T]
 // --repeat: solves per form, alternating; the fastest of each is reported.
 // --threads: oneTBB threads per rank (default: oneTBB's choice).
+#include "../common/machine_line.hpp"
 #include "../common/options.hpp"
 #include "solvers.hpp"
 
 #include <earlybird/runtime.hpp>
 
 #include <oneapi/tbb/global_control.h>
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -61,18 +60,9 @@ double history_spread(const cg::Solve& a, const cg::Solve& b) {
 }
 
 void print_header(const Config& config, int ranks, int local_ranks) {
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  char library[MPI_MAX_LIBRARY_VERSION_STRING];
-  int length = 0;
-  MPI_Get_library_version(library, &length);
-  std::string mpi(library, static_cast<std::size_t>(length));
-  mpi = mpi.substr(0, mpi.find_first_of(",\n"));
-  const unsigned cores = std::thread::hardware_concurrency();
   std::printf("eb-cg: 2D Poisson, n = %d (%lld unknowns), tolerance %.1e\n", config.n,
               static_cast<long long>(config.n) * config.n, config.limits.tolerance);
-  std::printf("machine %s, %u cores; P = %d, %d rank(s) on this node%s; %s\n", host, cores, ranks, local_ranks,
-              static_cast<unsigned>(local_ranks) > cores ? " (oversubscribed)" : "", mpi.c_str());
+  examples::print_machine_line(ranks, local_ranks);
 }
 
 void print_row(const char* form, const cg::Solve& s, double true_residual) {

@@ -17,6 +17,7 @@
 // compute D ms longer per step, rand-late:D each rank a uniform 0..D ms
 // longer (drawn per step and rank, the same draws for every form); half the
 // extra time before the forward pass, half before the backward pass.
+#include "../common/machine_line.hpp"
 #include "../common/options.hpp"
 #include "model.hpp"
 
@@ -30,7 +31,6 @@
 #include <sstream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -176,19 +176,10 @@ Run train(Form form, const Imbalance& imbalance, const Config& config, earlybird
 }
 
 void print_header(const Config& config, const sgd::Mlp& model, int ranks, int local_ranks) {
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  char library[MPI_MAX_LIBRARY_VERSION_STRING];
-  int length = 0;
-  MPI_Get_library_version(library, &length);
-  std::string mpi(library, static_cast<std::size_t>(length));
-  mpi = mpi.substr(0, mpi.find_first_of(",\n"));
-  const unsigned cores = std::thread::hardware_concurrency();
   std::printf("eb-sgd: MLP 32-%zu-%zu-1 (%zu parameters, %zu parts), %zu samples and batch %zu per rank, %d epochs, lr %g\n",
               config.width, config.width, model.parameter_count(), model.part_counts().size(), config.samples,
               config.batch, config.epochs, static_cast<double>(config.learning_rate));
-  std::printf("machine %s, %u cores; P = %d, %d rank(s) on this node%s; %s\n", host, cores, ranks, local_ranks,
-              static_cast<unsigned>(local_ranks) > cores ? " (oversubscribed)" : "", mpi.c_str());
+  examples::print_machine_line(ranks, local_ranks);
 }
 
 // Learns (test loss falls by 10 % or more) and ends within 0.03 of the
