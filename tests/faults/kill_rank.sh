@@ -32,8 +32,13 @@ start=$(date +%s)
 EARLYBIRD_TIMEOUT_MS=$timeout_ms timeout 120 "${launcher[@]}" -x EARLYBIRD_TIMEOUT_MS -np "$ranks" --oversubscribe "$@" "$program" >/tmp/kill_rank.$$ 2>&1
 status=$?
 took=$(( $(date +%s) - start ))
-sleep 2  # let mpirun's cleanup finish
-after="$(leftovers | sort)"
+# Open MPI's daemons remove a killed job's segments shortly after mpirun
+# returns: give them up to 10 s.
+for _ in $(seq 20); do
+  after="$(leftovers | sort)"
+  [ -z "$(comm -13 <(echo "$before") <(echo "$after"))" ] && break
+  sleep 0.5
+done
 echo "status $status after ${took} s"
 tail -5 /tmp/kill_rank.$$; rm -f /tmp/kill_rank.$$
 fail=0
