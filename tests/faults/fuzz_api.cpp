@@ -120,10 +120,11 @@ struct Outcome {
   bool result_right = true;
 };
 
-// Runs `call` on `comm`: buffers sized for the call's shape, filled with the
-// oracle's inputs where it is exact; checks the result when it succeeded.
-Outcome run_call(Communicator& comm, const Call& call, bool check_result) {
-  const int p = comm.size(), rank = comm.rank();
+// Runs `call` on `comm` as rank `rank` of `p` (`comm` is the world's
+// communicator, or a moved-from one): buffers sized for the call's shape,
+// filled with the oracle's inputs where it is exact; checks the result when
+// it succeeded.
+Outcome run_call(Communicator& comm, int p, int rank, const Call& call, bool check_result) {
   const std::size_t elem = size_of(call.type), n = call.count, ranks = static_cast<std::size_t>(p);
   const bool blockwise_in = call.collective == Collective::reduce_scatter;
   const bool blockwise_out = call.collective == Collective::allgather;
@@ -219,11 +220,27 @@ std::string describe(const Call& c, int ranks) {
 
 // What the rank calls ended in, over all cases.
 struct Tally {
-  std::uint64_t checked = 0, unchecked = 0, errors = 0, mismatched_cases = 0;
+  std::uint64_t checked = 0, unchecked = 0, errors = 0, mismatched_cases = 0, stale_cases = 0;
 } tally;
 
+// Rank `rank`'s part of a case: the call on the world's communicator, or on a
+// moved-from copy of it, where `rank()` must throw a clear error too.
+Outcome run_rank(Communicator& comm, const Call& call, bool check_result, bool stale) {
+  const int p = comm.size(), rank = comm.rank();
+  if (!stale) return run_call(comm, p, rank, call, check_result);
+  Communicator moved_from = comm;
+  const Communicator taker = std::move(moved_from);
+  try {
+    (void)moved_from.rank();
+    return {Outcome::other_exception, "rank() of a moved-from communicator did not throw"};
+  } catch (const Error&) {
+  }
+  return run_call(moved_from, p, rank, call, false);
+}
+
 // One case: a world of 1..5 ranks, the same call on every rank but, one case
-// in eight, one rank's perturbed. Returns what went wrong ("" if nothing).
+// in eight, one rank's perturbed and, one in sixteen, one rank calling on a
+// moved-from communicator. Returns what went wrong ("" if nothing).
 std::string run_case(std::uint64_t seed) {
   std::mt19937_64 g(seed);
   const int p = std::uniform_int_distribution<int>(1, 5)(g);
@@ -232,6 +249,8 @@ std::string run_case(std::uint64_t seed) {
   const int odd_rank = std::uniform_int_distribution<int>(0, p - 1)(g);
   Call odd = call;
   if (mismatch) perturb(odd, g);
+  const bool stale = std::uniform_int_distribution<int>(0, 15)(g) == 0;
+  const int stale_rank = std::uniform_int_distribution<int>(0, p - 1)(g);
   // bcast in place and a separate output are the same thing; in-place
   // allgather and reduce_scatter read and write one buffer.
   SimOptions options;
@@ -241,7 +260,8 @@ std::string run_case(std::uint64_t seed) {
     SimWorld world(p, options);
     auto done = std::async(std::launch::async, [&] {
       world.run([&](int rank, Communicator& comm) {
-        outcomes[static_cast<std::size_t>(rank)] = run_call(comm, mismatch && rank == odd_rank ? odd : call, !mismatch);
+        outcomes[static_cast<std::size_t>(rank)] =
+            run_rank(comm, mismatch && rank == odd_rank ? odd : call, !mismatch && !stale, stale && rank == stale_rank);
       });
     });
     if (done.wait_for(kTimeout + std::chrono::seconds(20)) != std::future_status::ready) {
@@ -252,6 +272,7 @@ std::string run_case(std::uint64_t seed) {
   }
   std::string problems;
   tally.mismatched_cases += mismatch;
+  tally.stale_cases += stale;
   for (int r = 0; r < p; ++r) {
     const Outcome& o = outcomes[static_cast<std::size_t>(r)];
     (o.kind == Outcome::ok ? (o.result_checked ? tally.checked : tally.unchecked) : tally.errors)++;
@@ -260,8 +281,11 @@ std::string run_case(std::uint64_t seed) {
     if (o.kind == Outcome::other_exception) problems += who + "not an earlybird::Error: " + o.text + "; ";
     if (o.kind == Outcome::error && o.text.find("earlybird") == std::string::npos) problems += who + "unclear error: " + o.text + "; ";
     if (o.kind == Outcome::ok && o.result_checked && !o.result_right) problems += who + "WRONG RESULT; ";
+    if (o.kind == Outcome::ok && stale && r == stale_rank) problems += who + "a moved-from communicator did not fail; ";
   }
-  if (!problems.empty()) problems += "[" + describe(call, p) + (mismatch ? ", rank " + std::to_string(odd_rank) + " differs" : "") + "]";
+  if (!problems.empty())
+    problems += "[" + describe(call, p) + (mismatch ? ", rank " + std::to_string(odd_rank) + " differs" : "") +
+                (stale ? ", rank " + std::to_string(stale_rank) + " on a moved-from communicator" : "") + "]";
   return problems;
 }
 
@@ -284,10 +308,12 @@ int main(int argc, char** argv) {
     ++failed;
     std::printf("FAIL seed %llu: %s\n", static_cast<unsigned long long>(seed), problems.c_str());
   }
-  std::printf("fuzz_api: %llu cases from seed %llu (%llu with a mismatched rank), %llu failed; rank calls: %llu "
+  std::printf("fuzz_api: %llu cases from seed %llu (%llu with a mismatched rank, %llu with a moved-from "
+              "communicator), %llu failed; rank calls: %llu "
               "right against the oracle, %llu completed unchecked, %llu clear errors\n",
               static_cast<unsigned long long>(cases), static_cast<unsigned long long>(first),
-              static_cast<unsigned long long>(tally.mismatched_cases), static_cast<unsigned long long>(failed),
+              static_cast<unsigned long long>(tally.mismatched_cases), static_cast<unsigned long long>(tally.stale_cases),
+              static_cast<unsigned long long>(failed),
               static_cast<unsigned long long>(tally.checked), static_cast<unsigned long long>(tally.unchecked),
               static_cast<unsigned long long>(tally.errors));
   return failed == 0 ? 0 : 1;

@@ -28,6 +28,8 @@ class Communicator {
 
   int rank() const;
   int size() const;
+  // False for a default-constructed or moved-from handle: its collectives
+  // return failed Futures, its other members throw earlybird::Error.
   bool valid() const { return core_ != nullptr; }
 
   // --- allreduce: out[i] = in_0[i] op in_1[i] op ... op in_(P-1)[i] on every rank.
@@ -238,6 +240,8 @@ class Communicator {
   Communicator split(int color, int key) const;
 
  private:
+  // The core, or an earlybird::Error naming `what` on an invalid communicator.
+  detail::CommCore& checked_core(const char* what) const;
   [[noreturn]] void length_mismatch(const char* what, std::size_t expected, std::size_t got) const;
   std::shared_ptr<detail::CommCore> core_;
 };

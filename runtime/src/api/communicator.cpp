@@ -20,8 +20,13 @@ Future run(const std::shared_ptr<detail::CommCore>& core, const CollectiveCall& 
 
 Communicator::Communicator(std::shared_ptr<detail::CommCore> core) : core_(std::move(core)) {}
 
-int Communicator::rank() const { return core_->rank(); }
-int Communicator::size() const { return core_->size(); }
+detail::CommCore& Communicator::checked_core(const char* what) const {
+  if (!core_) throw Error(std::string("earlybird ") + what + ": invalid (default-constructed) communicator");
+  return *core_;
+}
+
+int Communicator::rank() const { return checked_core("rank").rank(); }
+int Communicator::size() const { return checked_core("size").size(); }
 
 namespace {
 
@@ -128,14 +133,18 @@ Future Communicator::warm_up() {
   return core_->warm_up();
 }
 
-void Communicator::phase_begin() { core_->arrival().phase_begin(); }
-void Communicator::edge(double fraction) { core_->edge(fraction); }
-void Communicator::phase_end() { core_->arrival().phase_end(); }
-std::optional<StragglerReport> Communicator::straggler_report() const { return core_->arrival().straggler_report(); }
-std::optional<ArrivalDecision> Communicator::last_decision() const { return core_->arrival().last_decision(); }
+void Communicator::phase_begin() { checked_core("phase_begin").arrival().phase_begin(); }
+void Communicator::edge(double fraction) { checked_core("edge").edge(fraction); }
+void Communicator::phase_end() { checked_core("phase_end").arrival().phase_end(); }
+std::optional<StragglerReport> Communicator::straggler_report() const {
+  return checked_core("straggler_report").arrival().straggler_report();
+}
+std::optional<ArrivalDecision> Communicator::last_decision() const {
+  return checked_core("last_decision").arrival().last_decision();
+}
 
 Communicator Communicator::split(int color, int key) const {
-  auto core = core_->split(color, key);
+  auto core = checked_core("split").split(color, key);
   if (!core) return Communicator();
   return Communicator(detail::user_handle(std::move(core)));
 }
