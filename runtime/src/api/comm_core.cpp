@@ -72,13 +72,17 @@ Future CommCore::run(const CollectiveCall& call) {
   // call is refused: estimates are matched to calls by this number.
   const std::uint64_t call_index = arrival_.count_call();
   std::shared_ptr<const Prepared> p;
+  if (auto problem = prepare_checked(call, p); !problem.empty()) return Future(failed_future(problem));
+  return launch(call, p, call_index);
+}
+
+std::string CommCore::prepare_checked(const CollectiveCall& call, std::shared_ptr<const Prepared>& p) {
   try {
     p = prepared(call);
   } catch (const std::exception& e) {
-    return Future(failed_future(describe(call, "", rank_, size_) + ": " + e.what()));
+    return describe(call, "", rank_, size_) + ": " + e.what();
   }
-  if (auto problem = problem_of(call, *p); !problem.empty()) return Future(failed_future(problem));
-  return launch(call, p, call_index);
+  return problem_of(call, *p);
 }
 
 std::string CommCore::problem_of(const CollectiveCall& call, const Prepared& p) const {
@@ -107,13 +111,7 @@ Future CommCore::launch(const CollectiveCall& call, const std::shared_ptr<const 
 
 CommCore::Persistent CommCore::make_persistent(const CollectiveCall& call) {
   Persistent persistent{call, nullptr, {}};
-  try {
-    persistent.prepared = prepared(call);
-  } catch (const std::exception& e) {
-    persistent.problem = describe(call, "", rank_, size_) + ": " + e.what();
-    return persistent;
-  }
-  persistent.problem = problem_of(call, *persistent.prepared);
+  persistent.problem = prepare_checked(call, persistent.prepared);
   return persistent;
 }
 
@@ -136,12 +134,7 @@ Future CommCore::run_partitioned(const std::vector<CollectiveCall>& parts, const
     const CollectiveCall& call = parts[k];
     const CallContext context{future, arrival_.count_call(), 0};
     std::shared_ptr<const Prepared> p;
-    try {
-      p = prepared(call);
-    } catch (const std::exception& e) {
-      return Future(failed_future(describe(call, "", rank_, size_) + ": " + e.what()));
-    }
-    std::string problem = problem_of(call, *p);
+    std::string problem = prepare_checked(call, p);
     if (problem.empty() && pap::arrival_ordered(*p->info))
       problem = p->description + ": arrival-ordered algorithms cannot run a partitioned allreduce";
     if (!problem.empty()) return Future(failed_future("part " + std::to_string(k) + ": " + problem));

@@ -126,6 +126,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // The first problem of `call` (closed communicator, invalid shape, bad
   // buffers) as the error message its Future carries; empty if none.
   std::string problem_of(const CollectiveCall& call, const Prepared& p) const;
+  // Prepares `call` into `p` and returns its first problem (problem_of's, or
+  // what preparing it threw); empty if none.
+  std::string prepare_checked(const CollectiveCall& call, std::shared_ptr<const Prepared>& p);
   // Runs a valid call: its batches queued, or run on the caller.
   Future launch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& p, std::uint64_t call_index);
 
