@@ -5,10 +5,8 @@
 # the PNGs (when matplotlib is installed).
 # Usage: bench/sweep_all.sh OUTDIR P [P ...]
 #   environment: EB_BUILD (build), EB_SIZES (8:16M), EB_BUDGET (0.3 s per
-#   algorithm and size), EB_COLLECTIVES (all five), EB_GATHER_SCRATCH
-#   (134217728: EARLYBIRD_SCRATCH_BYTES for allgather and reduce_scatter, which
-#   earlybird does not cut into batches; 128 MiB fits 16 MiB blocks at P = 4;
-#   an EARLYBIRD_SCRATCH_BYTES already set applies to every collective instead)
+#   algorithm and size), EB_COLLECTIVES (all five); EARLYBIRD_* variables set
+#   apply to every collective (each table's header lists them)
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 OUTDIR P [P ...]" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,21 +18,12 @@ collectives="${EB_COLLECTIVES:-allreduce reduce bcast allgather reduce_scatter}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out"
 
-# The larger window scratch allgather and reduce_scatter get (each table's
-# header prints the settings it ran with).
-scratch_setting() {
-  case "$1" in
-    allgather | reduce_scatter)
-      echo "EARLYBIRD_SCRATCH_BYTES=${EARLYBIRD_SCRATCH_BYTES:-${EB_GATHER_SCRATCH:-134217728}}" ;;
-  esac
-}
-
 status=0
 for ranks in "$@"; do
   for collective in $collectives; do
     name="$out/sweep-$collective-P$ranks"
     echo "== $collective, P = $ranks -> $name.csv" >&2
-    env $(scratch_setting "$collective") mpirun -np "$ranks" --oversubscribe "$bench" sweep \
+    mpirun -np "$ranks" --oversubscribe "$bench" sweep \
       --collective "$collective" --algorithms all --mpi-algorithms all \
       --sizes "${EB_SIZES:-8:16M}" --budget "${EB_BUDGET:-0.3}" --csv "$name.csv" |
       tee "$name.txt" || status=$?

@@ -52,35 +52,62 @@ void check_rooted(SimWorld& world, Failures& failures) {
     }
 }
 
-void check_blockwise(SimWorld& world, Failures& failures) {
-  const int p = world.size();
-  const auto ranks = static_cast<std::size_t>(p);
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, ranks + 1, std::size_t{513}}) {
-    for (const auto& a : coll::algorithms(Collective::allgather))
-      world.run([&](int rank, Communicator& comm) {
-        const std::string what = "allgather " + std::string(a.name) + " n=" + std::to_string(n);
-        const auto in = make_input<std::int64_t>(rank, n, Op::sum);
-        std::vector<std::int64_t> out(n * ranks);
-        wait_bounded(comm.allgather(std::span<const std::int64_t>(in), std::span<std::int64_t>(out), named(a.name)), rank, what);
-        for (int j = 0; j < p; ++j)
-          if (!std::equal(out.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(j)),
-                          out.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(j + 1)),
-                          make_input<std::int64_t>(j, n, Op::sum).begin()))
-            failures.add(what + ": block " + std::to_string(j) + " wrong on rank " + std::to_string(rank));
-      });
-    for (const auto& a : coll::algorithms(Collective::reduce_scatter))
-      world.run([&](int rank, Communicator& comm) {
-        const std::string what = "reduce_scatter " + std::string(a.name) + " n=" + std::to_string(n);
-        const auto in = make_input<std::int32_t>(rank, n * ranks, Op::sum);
-        std::vector<std::int32_t> out(n);
-        wait_bounded(comm.reduce_scatter(std::span<const std::int32_t>(in), std::span<std::int32_t>(out), Op::sum, named(a.name)),
-                     rank, what);
-        for (std::size_t i = 0; i < n; ++i)
-          if (out[i] != expected_value<std::int32_t>(p, static_cast<std::size_t>(rank) * n + i, Op::sum)) {
-            failures.add(what + " wrong on rank " + std::to_string(rank));
-            break;
-          }
-      });
+// Allgather of rank-distinct blocks, out of place or in place: every block checked.
+void check_allgather(Communicator& comm, std::string_view algorithm, std::size_t n, bool in_place,
+                     const std::string& what, Failures& failures) {
+  const int p = comm.size(), rank = comm.rank();
+  const auto in = make_input<std::int64_t>(rank, n, Op::sum);
+  std::vector<std::int64_t> out(n * static_cast<std::size_t>(p), -7);
+  if (in_place) {
+    std::copy(in.begin(), in.end(), out.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(rank)));
+    wait_bounded(comm.allgather(std::span<std::int64_t>(out), named(algorithm)), rank, what);
+  } else {
+    wait_bounded(comm.allgather(std::span<const std::int64_t>(in), std::span<std::int64_t>(out), named(algorithm)), rank,
+                 what);
+  }
+  for (int j = 0; j < p; ++j)
+    if (!std::equal(out.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(j)),
+                    out.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(j + 1)),
+                    make_input<std::int64_t>(j, n, Op::sum).begin()))
+      failures.add(what + ": block " + std::to_string(j) + " wrong on rank " + std::to_string(rank));
+}
+
+// Reduce_scatter of rank-distinct inputs, out of place or in place (the
+// result in the input's first n elements).
+void check_reduce_scatter(Communicator& comm, std::string_view algorithm, std::size_t n, bool in_place,
+                          const std::string& what, Failures& failures) {
+  const int p = comm.size(), rank = comm.rank();
+  auto in = make_input<std::int32_t>(rank, n * static_cast<std::size_t>(p), Op::sum);
+  std::vector<std::int32_t> out(n, -7);
+  if (in_place)
+    wait_bounded(comm.reduce_scatter(std::span<std::int32_t>(in), Op::sum, named(algorithm)), rank, what);
+  else
+    wait_bounded(comm.reduce_scatter(std::span<const std::int32_t>(in), std::span<std::int32_t>(out), Op::sum,
+                                     named(algorithm)),
+                 rank, what);
+  const std::int32_t* result = in_place ? in.data() : out.data();
+  for (std::size_t i = 0; i < n; ++i)
+    if (result[i] != expected_value<std::int32_t>(p, static_cast<std::size_t>(rank) * n + i, Op::sum)) {
+      failures.add(what + " wrong on rank " + std::to_string(rank));
+      break;
+    }
+}
+
+// Every allgather and reduce_scatter algorithm, blocks of each of `counts`
+// elements, out of place and in place.
+void check_blockwise(SimWorld& world, const std::vector<std::size_t>& counts, Failures& failures) {
+  for (std::size_t n : counts) {
+    for (bool in_place : {false, true}) {
+      const std::string how = std::string(in_place ? " in place" : "") + " n=" + std::to_string(n);
+      for (const auto& a : coll::algorithms(Collective::allgather))
+        world.run([&](int, Communicator& comm) {
+          check_allgather(comm, a.name, n, in_place, "allgather " + std::string(a.name) + how, failures);
+        });
+      for (const auto& a : coll::algorithms(Collective::reduce_scatter))
+        world.run([&](int, Communicator& comm) {
+          check_reduce_scatter(comm, a.name, n, in_place, "reduce_scatter " + std::string(a.name) + how, failures);
+        });
+    }
   }
 }
 
@@ -101,7 +128,21 @@ TEST_CASE("allgather and reduce_scatter: every algorithm") {
     CAPTURE(p);
     SimWorld world(p);
     Failures failures;
-    check_blockwise(world, failures);
+    check_blockwise(world, {0, 1, static_cast<std::size_t>(p) + 1, 513}, failures);
+    failures.report();
+  }
+}
+
+// Blocks whose P-fold exceeds a window lane: batches over the same element
+// range of every block, the blocks strided in the user's buffers.
+TEST_CASE("allgather and reduce_scatter larger than the window run in batches") {
+  for (int p : {1, 2, 3, 4, 5}) {
+    CAPTURE(p);
+    SimOptions options;
+    options.scratch_bytes = 4096;
+    SimWorld world(p, options);
+    Failures failures;
+    check_blockwise(world, {1500, 4099}, failures);
     failures.report();
   }
 }

@@ -171,7 +171,7 @@ struct Fixture {
                                        std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
     const OperationContext ctx{&transport, &engine, &drive, &lanes, layout()};
     const OperationBuffers buffers{reinterpret_cast<const std::byte*>(in.data()),
-                                   reinterpret_cast<std::byte*>(out.data()), Datatype::int32, Op::sum, nullptr};
+                                   reinterpret_cast<std::byte*>(out.data()), Datatype::int32, Op::sum, nullptr, {}};
     return std::make_shared<Operation>(std::move(plan), std::move(binding), ctx, buffers, kSignature, timeout,
                                        std::make_shared<const std::string>("test ring"));
   }

@@ -75,15 +75,16 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
     return p;
   }
   p->caller_run = caller_may_run(*p);
-  p->runs_inline = p->info->runs_inline && !direct_windows_.empty() && size_ > 1 &&
+  p->runs_inline = p->info->runs_inline && !direct_windows_.empty() && size_ > 1 && p->batch_keys.size() == 1 &&
                    InlineCollective::published_elems(call.collective, size_, call.count) <=
                        InlineCollective::capacity_elems(size_of(call.type));
   if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
   return p;
 }
 
-// Elementwise collectives split into consecutive element ranges, each a
-// complete collective of its own that fits one window lane.
+// A call too large for one window lane splits into batches, each a complete
+// collective of its own over a consecutive element range that fits one lane:
+// for allgather and reduce_scatter the same range of every rank's block.
 void CommCore::plan_batches(Prepared& p) {
   const CollectiveCall& call = p.shape;
   const std::size_t elem = size_of(call.type);
@@ -103,8 +104,9 @@ void CommCore::plan_batches(Prepared& p) {
   }
 }
 
-// The task of batch `b` (a consecutive element range): an Operation, or the
-// inline lines.
+// The task of batch `b` (a consecutive element range; of every block for
+// allgather and reduce_scatter, whose blocks then lie further apart in the
+// user's buffer than in the batch's plan): an Operation, or the inline lines.
 CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
                                   std::size_t b, const CallContext& context) {
   const Prepared& p = *prepared;
@@ -113,8 +115,12 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
   const auto offset = static_cast<std::ptrdiff_t>(b * p.per_batch * elem);
   const auto* in = static_cast<const std::byte*>(call.input);
   auto* out = static_cast<std::byte*>(call.output);
-  const OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
-                                 call.owned_input};
+  OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
+                           call.owned_input, {}};
+  if (p.batch_keys.size() > 1 && call.collective == coll::Collective::allgather)
+    buffers.blocks = {coll::Buffer::output, key.count, call.count};
+  if (p.batch_keys.size() > 1 && call.collective == coll::Collective::reduce_scatter)
+    buffers.blocks = {coll::Buffer::input, key.count, call.count};
   std::shared_ptr<const std::string> description(prepared, &p.description);
   std::shared_ptr<CollectiveTask> task;
   if (p.runs_inline) {

@@ -11,12 +11,6 @@ namespace {
 
 constexpr std::size_t kPlanCacheLimit = 256;
 
-// Elementwise collectives can run as consecutive batches of element ranges.
-bool batchable(coll::Collective collective) {
-  return collective == coll::Collective::allreduce || collective == coll::Collective::reduce ||
-         collective == coll::Collective::bcast;
-}
-
 }  // namespace
 
 std::shared_ptr<const coll::RankPlan> PlanCache::plan(const Key& key) {
@@ -49,11 +43,10 @@ std::size_t PlanCache::batch_count(Key key) {
     key.count = (count + batches - 1) / batches;
     const auto built = plan(key);
     if (fits(*built, key.elem_bytes)) return batches;
-    if (key.count <= 1 || !batchable(key.collective))
+    if (key.count <= 1)
       throw Error("the window's scratch (" + std::to_string(layout_.scratch_bytes) + " bytes per lane) is too small: " +
                   key.algorithm + " needs " + std::to_string(built->max_scratch_elems * key.elem_bytes) +
-                  " bytes for this call" + (batchable(key.collective) ? "" : " (no batching for this collective)") +
-                  "; raise EARLYBIRD_SCRATCH_BYTES");
+                  " bytes for this call; raise EARLYBIRD_SCRATCH_BYTES");
     const double need = static_cast<double>(built->max_scratch_elems * key.elem_bytes) /
                         static_cast<double>(layout_.scratch_bytes);
     const double flags = static_cast<double>(built->max_flags) / static_cast<double>(layout_.flags_per_lane);

@@ -94,11 +94,23 @@ void Operation::fail(const std::string& cause) {
 
 std::byte* Operation::local(Buffer buffer, coll::Range range) const {
   switch (buffer) {
-    case Buffer::input: return const_cast<std::byte*>(buf_.input) + range.begin * elem_;
-    case Buffer::output: return buf_.output + range.begin * elem_;
+    case Buffer::input: return const_cast<std::byte*>(buf_.input) + placed(buffer, range.begin) * elem_;
+    case Buffer::output: return buf_.output + placed(buffer, range.begin) * elem_;
     case Buffer::scratch: return ctx_.transport->window() + scratch_offset(range);
   }
   return nullptr;
+}
+
+std::size_t Operation::placed(Buffer buffer, std::size_t planned) const {
+  const BlockStride& b = buf_.blocks;
+  if (b.stride_elems == 0 || buffer != b.buffer) return planned;
+  return planned / b.block_elems * b.stride_elems + planned % b.block_elems;
+}
+
+std::size_t Operation::contiguous_from(Buffer buffer, std::size_t planned) const {
+  const BlockStride& b = buf_.blocks;
+  if (b.stride_elems == 0 || buffer != b.buffer) return SIZE_MAX;
+  return b.block_elems - planned % b.block_elems;
 }
 
 std::size_t Operation::scratch_offset(coll::Range range) const {
@@ -160,31 +172,44 @@ void Operation::run_compute_task(std::uint32_t step) {
 }
 
 void Operation::execute(const PlanStep& s, bool may_split) {
-  const std::size_t bytes = s.src.count * elem_;
+  if (buf_.blocks.stride_elems == 0) return execute_piece(s, s.src, s.dst, s.left, may_split);
+  // Strided blocks: one piece per run of elements contiguous in every buffer.
+  std::size_t done = 0;
+  do {
+    std::size_t n = std::min({s.src.count - done, contiguous_from(s.src_buffer, s.src.begin + done),
+                              contiguous_from(s.dst_buffer, s.dst.begin + done)});
+    if (s.kind == StepKind::reduce) n = std::min(n, contiguous_from(s.left_buffer, s.left.begin + done));
+    execute_piece(s, {s.src.begin + done, n}, {s.dst.begin + done, n}, {s.left.begin + done, n}, may_split);
+    done += n;
+  } while (done < s.src.count);
+}
+
+void Operation::execute_piece(const PlanStep& s, coll::Range src, coll::Range dst, coll::Range left, bool may_split) {
+  const std::size_t bytes = src.count * elem_;
   switch (s.kind) {
     case StepKind::put:
-      ctx_.transport->put(real_rank(s.peer), scratch_offset(s.dst), local(s.src_buffer, s.src), bytes);
+      ctx_.transport->put(real_rank(s.peer), scratch_offset(dst), local(s.src_buffer, src), bytes);
       return;
     case StepKind::get:
-      ctx_.transport->get(real_rank(s.peer), scratch_offset(s.src), local(s.dst_buffer, s.dst), bytes);
+      ctx_.transport->get(real_rank(s.peer), scratch_offset(src), local(s.dst_buffer, dst), bytes);
       return;
     case StepKind::copy: {
-      const std::byte* src = local(s.src_buffer, s.src);
-      std::byte* dst = local(s.dst_buffer, s.dst);
-      if (src != dst) std::memcpy(dst, src, bytes);  // in place: input aliases output
+      const std::byte* from = local(s.src_buffer, src);
+      std::byte* to = local(s.dst_buffer, dst);
+      if (from != to) std::memcpy(to, from, bytes);  // in place: input aliases output
       return;
     }
     case StepKind::reduce: {
-      std::byte* dst = local(s.dst_buffer, s.dst);
-      const std::byte* left = local(s.left_buffer, s.left);
-      const std::byte* right = local(s.src_buffer, s.src);
+      std::byte* to = local(s.dst_buffer, dst);
+      const std::byte* lhs = local(s.left_buffer, left);
+      const std::byte* rhs = local(s.src_buffer, src);
       if (!may_split || ctx_.engine->worker_threads() < 2 || bytes < 2 * kSplitGrainBytes) {
-        buf_.op.apply(buf_.type, dst, left, right, s.src.count);
+        buf_.op.apply(buf_.type, to, lhs, rhs, src.count);
         return;
       }
-      detail::parallel_ranges(s.src.count, kSplitGrainBytes / elem_, [&](std::size_t begin, std::size_t end) {
+      detail::parallel_ranges(src.count, kSplitGrainBytes / elem_, [&](std::size_t begin, std::size_t end) {
         const std::size_t offset = begin * elem_;
-        buf_.op.apply(buf_.type, dst + offset, left + offset, right + offset, end - begin);
+        buf_.op.apply(buf_.type, to + offset, lhs + offset, rhs + offset, end - begin);
       });
       return;
     }

@@ -45,12 +45,23 @@ struct OperationContext {
   WindowLayout layout;
 };
 
+// Where a blockwise buffer's blocks lie when they are not where the plan
+// puts them: a batch of an allgather (output) or reduce_scatter (input) runs
+// a plan for P blocks of `block_elems` elements, but in the user's buffer the
+// blocks are `stride_elems` apart (the whole call's count).
+struct BlockStride {
+  coll::Buffer buffer = coll::Buffer::output;
+  std::size_t block_elems = 0;
+  std::size_t stride_elems = 0;  // 0: the blocks lie as planned
+};
+
 struct OperationBuffers {
   const std::byte* input = nullptr;  // already offset to this batch
   std::byte* output = nullptr;
   Datatype type = Datatype::int32;
   ReduceOp op = Op::sum;
   std::shared_ptr<const void> keep_alive;  // memory `input` may point into
+  BlockStride blocks;
 };
 
 class Operation final : public CollectiveTask, public std::enable_shared_from_this<Operation> {
@@ -90,6 +101,8 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   void dispatch_now(std::uint32_t step);
   void run_compute_task(std::uint32_t step);
   void execute(const coll::PlanStep& s, bool may_split);
+  // One piece of step `s` whose ranges are contiguous in every buffer.
+  void execute_piece(const coll::PlanStep& s, coll::Range src, coll::Range dst, coll::Range left, bool may_split);
   void finish_step(std::uint32_t step);
   void satisfy(std::uint32_t step);
   void check_flag(std::size_t index, bool& progressed);
@@ -99,6 +112,10 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   bool deadline_passed();
   std::string missing_flags() const;
   std::byte* local(coll::Buffer buffer, coll::Range range) const;
+  // Element `planned` of `buffer` in the plan, as an element of the user's
+  // buffer; and how many elements from it on stay contiguous there.
+  std::size_t placed(coll::Buffer buffer, std::size_t planned) const;
+  std::size_t contiguous_from(coll::Buffer buffer, std::size_t planned) const;
   std::size_t scratch_offset(coll::Range range) const;
   // Rank bound to a virtual rank; -1 while unknown.
   int real_rank(int virtual_rank) const { return binding_->rank_of(virtual_rank); }

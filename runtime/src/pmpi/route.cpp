@@ -28,17 +28,11 @@ int comm_size(MPI_Comm comm) {
   return size;
 }
 
-// Why `call` passes through on a valid intra-communicator of `ranks`; nullptr if it need not.
-const char* pass_through_reason(const CallSpec& call, int ranks) {
+// Why `call` passes through on a valid intra-communicator; nullptr if it need not.
+const char* pass_through_reason(const CallSpec& call) {
   const Library& library = Library::instance();
   if (call.unsupported) return call.unsupported;
   if (call.bytes < library.config().min_bytes) return "below EARLYBIRD_MIN_BYTES";
-  const bool blockwise = call.collective == coll::Collective::allgather ||
-                         call.collective == coll::Collective::reduce_scatter;
-  // Allgather and reduce-scatter do not batch yet: a call whose P blocks
-  // exceed half a window lane could fail for lack of scratch.
-  if (blockwise && call.bytes * static_cast<std::size_t>(ranks) > library.config().scratch_bytes / 2)
-    return "P x block exceeds half of EARLYBIRD_SCRATCH_BYTES (no batching for this collective yet)";
   return nullptr;
 }
 
@@ -113,7 +107,7 @@ Route route(const CallSpec& call) {
     return {};
   }
   const int ranks = comm_size(call.comm);
-  if (const char* reason = pass_through_reason(call, ranks)) {
+  if (const char* reason = pass_through_reason(call)) {
     log_once(call, ranks, std::string("passes through (") + reason + ")");
     return {};
   }
