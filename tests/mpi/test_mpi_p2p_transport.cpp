@@ -11,7 +11,9 @@
 //   - get, remote reads and stores, and requests to this rank itself;
 //   - two ranks waiting on each other through different communicators both
 //     get their answers (a wait serves every open transport of the process);
-//   - a wait for a rank that stops serving fails within the limit, naming it.
+//   - a wait for a rank that stops serving fails within the limit, naming it;
+//     the answer it sends when it serves again is never taken for a later
+//     request's (a request to it afterwards reads what it asked for).
 #include "../../runtime/src/rma/p2p_transport.hpp"
 #include "mpi_check.hpp"
 
@@ -174,6 +176,8 @@ void check_crossed_waits(MPI_Comm comm, MpiCheck& check) {
 }
 
 // The last rank stops serving; rank 0's read of its window fails in time.
+// Then it serves again, answering that read late: rank 0's next read must
+// get its own answer, not that one.
 void check_silent_rank(MPI_Comm comm, MpiCheck& check) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
@@ -194,8 +198,29 @@ void check_silent_rank(MPI_Comm comm, MpiCheck& check) {
                  "silent rank named: '" + message + "'");
     check.expect(took < std::chrono::seconds(3), "silent rank: the wait ended within its limit");
   }
-  if (rank == silent) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  MPI_Barrier(comm);
+  constexpr std::size_t kLate = 64;
+  if (rank == silent) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    t.store_local(kLate, 0xABC);
+    t.store_local(kLate + 8, 0xDEF);
+  }
+  MPI_Request barrier;
+  MPI_Ibarrier(comm, &barrier);
+  serve_until_complete(t, barrier);
+  if (rank == 0) {
+    std::uint64_t words[2] = {0, 0};
+    std::string message;
+    try {
+      t.load_remote_words(silent, kLate, words, 2);
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    check.expect(message.empty() && words[0] == 0xABC && words[1] == 0xDEF,
+                 "after a late answer: the next read got its own answer ('" + message + "', " +
+                     std::to_string(words[0]) + ", " + std::to_string(words[1]) + ")");
+  }
+  MPI_Ibarrier(comm, &barrier);
+  serve_until_complete(t, barrier);
   t.close();
 }
 

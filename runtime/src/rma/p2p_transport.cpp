@@ -17,7 +17,8 @@ namespace {
 
 constexpr int kRequestTag = 7401;
 constexpr int kDataTag = 7402;
-constexpr int kAnswerTag = 7403;
+constexpr int kFirstAnswerTag = 8192;  // answers: kFirstAnswerTag + (request number mod answer_tags_)
+constexpr int kMaxAnswerTags = 1 << 20;
 
 int mpi_count(std::size_t bytes, const char* what) {
   if (bytes > static_cast<std::size_t>(INT_MAX))
@@ -49,6 +50,12 @@ P2pTransport::P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono:
   MPI_Comm_size(comm_, &size_);
   sources_.resize(static_cast<std::size_t>(size_));
   peer_closed_.assign(static_cast<std::size_t>(size_), 0);
+  peer_gone_.assign(static_cast<std::size_t>(size_), 0);
+  asks_.assign(static_cast<std::size_t>(size_), 0);
+  int* tag_ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &found);
+  answer_tags_ = std::min(kMaxAnswerTags, (found ? *tag_ub : 32767) - kFirstAnswerTag + 1);
   posted_.resize(static_cast<std::size_t>(size_ > 1 ? kPostedReceives : 0));
   for (auto& slot : posted_) {
     slot.buffer.resize(sizeof(Header) + kInlineBytes);
@@ -103,6 +110,32 @@ bool P2pTransport::service() {
   bool progressed = finish_data_receives();
   progressed |= take_matched();
   progressed |= finish_sends();
+  if (!given_up_.empty()) progressed |= drop_late_answers();
+  return progressed;
+}
+
+// Answers that came after their wait gave up: received and dropped, their
+// tags free again.
+bool P2pTransport::drop_late_answers() {
+  bool progressed = false;
+  for (std::size_t i = 0; i < given_up_.size();) {
+    int found = 0;
+    MPI_Message message = MPI_MESSAGE_NULL;
+    MPI_Status status;
+    check_mpi(MPI_Improbe(given_up_[i].target, given_up_[i].tag, comm_, &found, &message, &status),
+              "MPI_Improbe (p2p late answer)");
+    if (!found) {
+      ++i;
+      continue;
+    }
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    std::vector<std::byte> dropped(static_cast<std::size_t>(bytes));
+    check_mpi(MPI_Mrecv(dropped.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE), "MPI_Mrecv (p2p late answer)");
+    given_up_[i] = given_up_.back();
+    given_up_.pop_back();
+    progressed = true;
+  }
   return progressed;
 }
 
@@ -190,12 +223,14 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
       return answer;
     case Kind::get:
       answer.expected = true;
+      answer.tag = static_cast<int>(header.answer_tag);
       answer.window_data = at(header.offset, header.count, "a get");
       answer.bytes = header.count;
       return answer;
     case Kind::load_words: {
       std::byte* words = at(header.offset, header.count * sizeof(std::uint64_t), "a read");
       answer.expected = true;
+      answer.tag = static_cast<int>(header.answer_tag);
       answer.payload.resize(header.count * sizeof(std::uint64_t));
       for (std::size_t i = 0; i < header.count; ++i) {
         const std::uint64_t value = word_at(words + 8 * i).load(std::memory_order_acquire);
@@ -211,12 +246,14 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
         word_at(words + 8 * i).store(value, std::memory_order_release);
       }
       answer.expected = true;
+      answer.tag = static_cast<int>(header.answer_tag);
       return answer;
     }
     case Kind::fetch_add: {
       const std::uint64_t previous =
           word_at(at(header.offset, sizeof(std::uint64_t), "a fetch-add")).fetch_add(header.value);
       answer.expected = true;
+      answer.tag = static_cast<int>(header.answer_tag);
       answer.payload.resize(sizeof previous);
       std::memcpy(answer.payload.data(), &previous, sizeof previous);
       return answer;
@@ -226,6 +263,9 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
         peer_closed_[static_cast<std::size_t>(source)] = 1;
         ++closed_peers_;
       }
+      return answer;
+    case Kind::gone:
+      peer_gone_[static_cast<std::size_t>(source)] = 1;
       return answer;
   }
   throw Error("earlybird p2p transport: a request of unknown kind arrived from rank " + std::to_string(source));
@@ -238,7 +278,7 @@ void P2pTransport::apply_and_answer(int source, const std::byte* message, std::s
   out.buffer = std::move(answer.payload);
   const void* data = answer.window_data ? static_cast<const void*>(answer.window_data) : out.buffer.data();
   const std::size_t size = answer.window_data ? answer.bytes : out.buffer.size();
-  check_mpi(MPI_Isend(data, mpi_count(size, "an answer"), MPI_BYTE, source, kAnswerTag, comm_, &out.request),
+  check_mpi(MPI_Isend(data, mpi_count(size, "an answer"), MPI_BYTE, source, answer.tag, comm_, &out.request),
             "MPI_Isend (p2p answer)");
   outgoing_.push_back(std::move(out));
 }
@@ -263,7 +303,7 @@ void P2pTransport::send(int target, const Header& header, const void* data, std:
 }
 
 // Sends a request and waits for the target's answer (`answer_bytes` into `answer`).
-void P2pTransport::ask(int target, const Header& header, const void* data, std::size_t bytes, void* answer,
+void P2pTransport::ask(int target, Header header, const void* data, std::size_t bytes, void* answer,
                        std::size_t answer_bytes, const char* what) {
   if (target == rank_) {
     std::vector<std::byte> message(sizeof header + bytes);
@@ -274,11 +314,38 @@ void P2pTransport::ask(int target, const Header& header, const void* data, std::
     if (answer_bytes > 0) std::memcpy(answer, from, answer_bytes);
     return;
   }
+  header.answer_tag = next_answer_tag(target);
   MPI_Request reply = MPI_REQUEST_NULL;
-  check_mpi(MPI_Irecv(answer, mpi_count(answer_bytes, what), MPI_BYTE, target, kAnswerTag, comm_, &reply),
+  check_mpi(MPI_Irecv(answer, mpi_count(answer_bytes, what), MPI_BYTE, target, static_cast<int>(header.answer_tag),
+                      comm_, &reply),
             "MPI_Irecv (p2p answer)");
-  send(target, header, data, bytes);
-  wait(reply, target, what);
+  try {
+    send(target, header, data, bytes);
+    wait(reply, target, what);
+  } catch (...) {
+    if (cancel_receive(reply)) given_up_.push_back({target, static_cast<int>(header.answer_tag)});
+    throw;
+  }
+}
+
+int P2pTransport::next_answer_tag(int target) {
+  for (;;) {
+    const int tag = kFirstAnswerTag + static_cast<int>(asks_[static_cast<std::size_t>(target)]++ %
+                                                       static_cast<std::uint64_t>(answer_tags_));
+    const bool still_awaited = std::any_of(given_up_.begin(), given_up_.end(), [&](const LateAnswer& late) {
+      return late.target == target && late.tag == tag;
+    });
+    if (!still_awaited) return tag;
+  }
+}
+
+bool P2pTransport::cancel_receive(MPI_Request& request) {
+  MPI_Cancel(&request);
+  MPI_Status status;
+  MPI_Wait(&request, &status);
+  int cancelled = 0;
+  MPI_Test_cancelled(&status, &cancelled);
+  return cancelled != 0;
 }
 
 void P2pTransport::wait(MPI_Request& request, int peer, const char* what) {
@@ -288,21 +355,14 @@ void P2pTransport::wait(MPI_Request& request, int peer, const char* what) {
     int done = 0;
     check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p wait)");
     if (done) return;
-    if (peer != rank_ && peer_closed_[static_cast<std::size_t>(peer)]) {  // it answered all it took before closing
-      check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p wait)");
-      if (done) return;
-      MPI_Cancel(&request);
-      MPI_Request_free(&request);
-      throw Error("earlybird p2p transport: rank " + std::to_string(peer) + " closed the communicator before taking " +
-                  what);
-    }
+    if (peer != rank_ && peer_gone_[static_cast<std::size_t>(peer)])
+      throw Error("earlybird p2p transport: rank " + std::to_string(peer) + " stopped answering before taking " + what +
+                  " (it closed the communicator and gave up waiting for the other ranks to close)");
     if (serve_all()) {
       backoff.reset();
       continue;
     }
     if (std::chrono::steady_clock::now() > deadline) {
-      MPI_Cancel(&request);
-      MPI_Request_free(&request);
       throw Error("earlybird p2p transport: rank " + std::to_string(rank_) + " waited " +
                   std::to_string(wait_limit_.count()) + " ms for rank " + std::to_string(peer) + " to take " + what +
                   " (it may have stopped, or stopped calling MPI)");
@@ -321,7 +381,13 @@ void P2pTransport::put(int target, std::size_t offset, const void* src, std::siz
   MPI_Request data = MPI_REQUEST_NULL;
   check_mpi(MPI_Isend(src, mpi_count(bytes, "a put"), MPI_BYTE, target, kDataTag, comm_, &data),
             "MPI_Isend (p2p put data)");
-  wait(data, target, "a put's data");
+  try {
+    wait(data, target, "a put's data");
+  } catch (...) {
+    MPI_Cancel(&data);  // a send: freed, not waited for (it may never be received)
+    MPI_Request_free(&data);
+    throw;
+  }
 }
 
 void P2pTransport::get(int target, std::size_t offset, void* dst, std::size_t bytes) {
@@ -373,6 +439,19 @@ std::unique_ptr<Transport> P2pTransport::split(int color, int key, std::size_t w
   return split_transport<P2pTransport>(comm_, color, key, window_bytes, wait_limit_);
 }
 
+// Tells the peers whose close did not arrive that this rank stops answering,
+// so that their waits on it fail at once. The message needs no buffer of
+// ours after return: it is a constant, and the request is released.
+void P2pTransport::say_gone() {
+  static const Header kGone{Kind::gone, 0, 0, 0};
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_ || peer_closed_[static_cast<std::size_t>(peer)]) continue;
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (MPI_Isend(&kGone, sizeof kGone, MPI_BYTE, peer, kRequestTag, comm_, &request) == MPI_SUCCESS)
+      MPI_Request_free(&request);
+  }
+}
+
 // Collective: tells every peer this rank sends nothing more, and keeps
 // answering until every peer said the same, so no request is left unanswered.
 void P2pTransport::close() {
@@ -399,10 +478,8 @@ void P2pTransport::close() {
     }
   }
   const bool everyone_closed = closed_peers_ >= size_ - 1 && outgoing_.empty() && receiving_.empty();
-  for (auto& slot : posted_) {
-    MPI_Cancel(&slot.request);
-    MPI_Request_free(&slot.request);
-  }
+  if (!everyone_closed) say_gone();
+  for (auto& slot : posted_) cancel_receive(slot.request);  // completed, so their buffers may go
   for (auto& out : outgoing_) {
     MPI_Cancel(&out.request);
     MPI_Request_free(&out.request);

@@ -20,7 +20,16 @@
 // Every wait serves the incoming requests of every open P2pTransport of the
 // process, so two ranks waiting on each other cannot deadlock, even when
 // their waits are on different communicators, and fails with
-// earlybird::Error naming the peer after `wait_limit`.
+// earlybird::Error naming the peer after `wait_limit`. A peer that sent its
+// close still answers until every peer closed; one that gave up waiting for
+// that (after its wait limit) says so to the peers it did not hear from
+// ("gone"), and waits on it then fail at once.
+//
+// Answers: each request that returns something names its answer's MPI tag,
+// a new one per request to that target (cycling through the tags MPI_TAG_UB
+// allows). An answer whose wait gave up (the receive cancelled) may still
+// come: its tag is not reused until it came and was dropped, so it can never
+// be taken for a later request's answer.
 //
 // Threads: each transport's state is guarded by its own recursive mutex,
 // held by every operation and by whoever serves it. A communicator's
@@ -91,12 +100,13 @@ class P2pTransport final : public Transport {
   void close() override;
 
  private:
-  enum class Kind : std::uint64_t { put, put_data, notify, get, load_words, store_words, fetch_add, close };
+  enum class Kind : std::uint64_t { put, put_data, notify, get, load_words, store_words, fetch_add, close, gone };
   struct Header {
     Kind kind;
     std::uint64_t offset;
     std::uint64_t count;  // bytes (put, put_data, get) or words (load_words, store_words)
     std::uint64_t value;  // notify, fetch_add
+    std::int64_t answer_tag = 0;  // requests that return something: the answer's tag
   };
   struct Posted {
     MPI_Request request = MPI_REQUEST_NULL;
@@ -114,6 +124,7 @@ class P2pTransport final : public Transport {
   // at `window_data` (a get); nothing when !expected.
   struct Answer {
     bool expected = false;
+    int tag = 0;
     std::vector<std::byte> payload;
     const std::byte* window_data = nullptr;
     std::size_t bytes = 0;
@@ -128,11 +139,19 @@ class P2pTransport final : public Transport {
   Answer apply(int source, const std::byte* message, std::size_t bytes);
   void apply_and_answer(int source, const std::byte* message, std::size_t bytes);
   void post(Posted& slot);
+  bool drop_late_answers();
+  void say_gone();
   // Origin side.
   void send(int target, const Header& header, const void* data, std::size_t bytes);
-  void ask(int target, const Header& header, const void* data, std::size_t bytes, void* answer,
-           std::size_t answer_bytes, const char* what);
+  void ask(int target, Header header, const void* data, std::size_t bytes, void* answer, std::size_t answer_bytes,
+           const char* what);
+  int next_answer_tag(int target);
+  // Waits for `request`, serving meanwhile; throws after the wait limit
+  // (the request still active: the caller cancels it).
   void wait(MPI_Request& request, int peer, const char* what);
+  // Cancels a receive and completes it (local, as MPI guarantees after a
+  // cancel); false if it had completed instead of being cancelled.
+  static bool cancel_receive(MPI_Request& request);
   std::byte* at(std::size_t offset, std::size_t bytes, const char* what);
 
   // Locking order: a transport's mutex, then the registry's (serve_all);
@@ -149,8 +168,16 @@ class P2pTransport final : public Transport {
   std::vector<Source> sources_;
   std::vector<int> receiving_;  // sources with a data receive outstanding
   std::deque<Outgoing> outgoing_;
+  struct LateAnswer {
+    int target;
+    int tag;
+  };
+  std::vector<std::uint64_t> asks_;     // per target: requests that expected an answer
+  std::vector<LateAnswer> given_up_;    // answers waited for in vain: dropped when they come
+  int answer_tags_ = 0;                 // distinct answer tags per target
   int closed_peers_ = 0;
-  std::vector<char> peer_closed_;  // per rank: its close arrived (waits on it fail at once)
+  std::vector<char> peer_closed_;  // per rank: its close arrived
+  std::vector<char> peer_gone_;    // per rank: it stopped answering (waits on it fail at once)
 };
 
 }  // namespace earlybird
