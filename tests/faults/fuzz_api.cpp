@@ -7,7 +7,9 @@
 // exact) or an earlybird::Error, within the watchdog's timeout + 2 s; never
 // a crash, a hang or (in the ASan build) a sanitizer report.
 //
-//   fuzz_api [--cases N] [--seed S]     cases S .. S+N-1 (default 300 from 1)
+//   fuzz_api [--cases N] [--seed S] [--verbose]
+//     cases S .. S+N-1 (default 300 from 1); --verbose prints every case and
+//     what each rank's call ended in
 // A failing case prints its seed; rerun it alone with --cases 1 --seed SEED.
 #include "../common/oracle.hpp"
 
@@ -31,6 +33,12 @@ using coll::Collective;
 namespace {
 
 constexpr auto kTimeout = std::chrono::milliseconds(300);
+// A case whose rank threads have not all returned by then hangs. Generous:
+// a call may legitimately spend seconds preparing before its Future exists
+// (1-byte segments over 20000 elements at P = 5: 1.4 s, 15 s under ASan).
+constexpr auto kCaseLimit = std::chrono::seconds(120);
+// Cases slower than this are counted and listed in the summary.
+constexpr auto kSlowCase = std::chrono::seconds(5);
 
 enum class Buffers { separate, in_place, null_input, null_output, overlapping };
 
@@ -221,7 +229,10 @@ std::string describe(const Call& c, int ranks) {
 // What the rank calls ended in, over all cases.
 struct Tally {
   std::uint64_t checked = 0, unchecked = 0, errors = 0, mismatched_cases = 0, stale_cases = 0;
+  std::vector<std::uint64_t> slow_seeds;
 } tally;
+
+bool verbose = false;
 
 // Rank `rank`'s part of a case: the call on the world's communicator, or on a
 // moved-from copy of it, where `rank()` must throw a clear error too.
@@ -256,6 +267,7 @@ std::string run_case(std::uint64_t seed) {
   SimOptions options;
   options.timeout = kTimeout;
   std::vector<Outcome> outcomes(static_cast<std::size_t>(p));
+  const auto started = std::chrono::steady_clock::now();
   {
     SimWorld world(p, options);
     auto done = std::async(std::launch::async, [&] {
@@ -264,12 +276,14 @@ std::string run_case(std::uint64_t seed) {
             run_rank(comm, mismatch && rank == odd_rank ? odd : call, !mismatch && !stale, stale && rank == stale_rank);
       });
     });
-    if (done.wait_for(kTimeout + std::chrono::seconds(20)) != std::future_status::ready) {
-      std::fprintf(stderr, "fuzz_api: seed %llu: a rank's thread never returned\n", static_cast<unsigned long long>(seed));
+    if (done.wait_for(kCaseLimit) != std::future_status::ready) {
+      std::fprintf(stderr, "fuzz_api: seed %llu: a rank's thread did not return within %lld s\n",
+                   static_cast<unsigned long long>(seed), static_cast<long long>(kCaseLimit.count()));
       std::_Exit(3);
     }
     done.get();
   }
+  if (std::chrono::steady_clock::now() - started > kSlowCase) tally.slow_seeds.push_back(seed);
   std::string problems;
   tally.mismatched_cases += mismatch;
   tally.stale_cases += stale;
@@ -283,6 +297,12 @@ std::string run_case(std::uint64_t seed) {
     if (o.kind == Outcome::ok && o.result_checked && !o.result_right) problems += who + "WRONG RESULT; ";
     if (o.kind == Outcome::ok && stale && r == stale_rank) problems += who + "a moved-from communicator did not fail; ";
   }
+  if (verbose) {
+    std::printf("seed %llu: %s%s\n", static_cast<unsigned long long>(seed), describe(call, p).c_str(),
+                mismatch ? (", rank " + std::to_string(odd_rank) + " differs").c_str() : "");
+    for (int r = 0; r < p; ++r)
+      std::printf("  rank %d: %s\n", r, outcomes[static_cast<std::size_t>(r)].text.empty() ? "ok" : outcomes[static_cast<std::size_t>(r)].text.c_str());
+  }
   if (!problems.empty())
     problems += "[" + describe(call, p) + (mismatch ? ", rank " + std::to_string(odd_rank) + " differs" : "") +
                 (stale ? ", rank " + std::to_string(stale_rank) + " on a moved-from communicator" : "") + "]";
@@ -293,11 +313,15 @@ std::string run_case(std::uint64_t seed) {
 
 int main(int argc, char** argv) {
   std::uint64_t first = 1, cases = 300;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--cases") == 0) cases = std::stoull(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--seed") == 0) first = std::stoull(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: fuzz_api [--cases N] [--seed S]\n");
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--verbose") == 0) {
+      verbose = true;
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--cases") == 0) {
+      cases = std::stoull(argv[++i]);
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--seed") == 0) {
+      first = std::stoull(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: fuzz_api [--cases N] [--seed S] [--verbose]\n");
       return 2;
     }
   }
@@ -316,5 +340,12 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(failed),
               static_cast<unsigned long long>(tally.checked), static_cast<unsigned long long>(tally.unchecked),
               static_cast<unsigned long long>(tally.errors));
+  if (!tally.slow_seeds.empty()) {
+    std::printf("fuzz_api: %zu cases took over %lld s (seeds", tally.slow_seeds.size(),
+                static_cast<long long>(kSlowCase.count()));
+    for (std::size_t k = 0; k < tally.slow_seeds.size() && k < 20; ++k)
+      std::printf(" %llu", static_cast<unsigned long long>(tally.slow_seeds[k]));
+    std::printf("%s)\n", tally.slow_seeds.size() > 20 ? " ..." : "");
+  }
   return failed == 0 ? 0 : 1;
 }
