@@ -22,7 +22,6 @@
 #include <exception>
 #include <memory>
 #include <string>
-#include <thread>
 
 namespace {
 

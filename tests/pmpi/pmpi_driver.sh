@@ -8,6 +8,8 @@
 #   pmpi_driver.sh errors  PROGRAM LIBRARY P  error handlers, thread level
 #   pmpi_driver.sh env     PROGRAM LIBRARY P  the environment picks algorithms
 #   pmpi_driver.sh fuzz    PROGRAM LIBRARY P  hostile calls: same outcomes (EB_FUZZ_CASES, default 300)
+#   pmpi_driver.sh fuzz-mismatch PROGRAM LIBRARY P  calls that differ on one rank, with the
+#                                             library only: every rank reports (EB_FUZZ_CASES, default 40)
 # EB_MPIRUN replaces mpirun (the multihost tier: scripts/cluster.sh mpirun).
 set -uo pipefail
 mode=$1 program=$2 library=$3 ranks=$4
@@ -96,10 +98,20 @@ env_variables() {
 # library (overlapping buffers excepted: erroneous, earlybird may refuse);
 # a rank MPI reports an error on must get an error with the library too.
 # Every case must reach every rank in both runs (no crash, no hang).
+# fuzz_run NAME [VAR=VALUE...] -- ARGS: pmpi_fuzz writing one file per rank,
+# gathered into $work/NAME.out.
+fuzz_run() {
+  local name=$1
+  shift
+  mkdir -p "$work/$name.ranks"
+  run "$name" EB_FUZZ_OUTPUT="$work/$name.ranks" "$@" || return 1
+  cat "$work/$name.ranks"/rank-*.out >"$work/$name.out"
+}
+
 fuzz() {
   local cases=${EB_FUZZ_CASES:-300}
-  run plain -- "$cases" 1 || fail "pmpi_fuzz failed without the library"
-  run earlybird "${preload[@]}" EARLYBIRD_TIMEOUT_MS=3000 -- "$cases" 1 || fail "pmpi_fuzz failed with the library"
+  fuzz_run plain -- "$cases" 1 || fail "pmpi_fuzz failed without the library"
+  fuzz_run earlybird "${preload[@]}" EARLYBIRD_TIMEOUT_MS=3000 -- "$cases" 1 || fail "pmpi_fuzz failed with the library"
   sort -n -k1,1 -k2,2 "$work/plain.out" | cut -d'#' -f1 >"$work/plain.sorted"
   sort -n -k1,1 -k2,2 "$work/earlybird.out" | cut -d'#' -f1 >"$work/earlybird.sorted"
   [ "$(wc -l <"$work/plain.sorted")" -eq $((cases * ranks)) ] || fail "a case is missing without the library"
@@ -123,10 +135,23 @@ fuzz() {
   echo "fuzz P=$ranks: $cases hostile cases, every rank: $(grep summary <<<"$verdict" | cut -d' ' -f2-)"
 }
 
+# Calls that differ on the last rank (count, operator or root), with the
+# library only (Open MPI itself hangs on them): every case must reach every
+# rank, as an error or a completion, within the watchdog's timeout.
+fuzz_mismatch() {
+  local cases=${EB_FUZZ_CASES:-40}
+  fuzz_run earlybird "${preload[@]}" EARLYBIRD_TIMEOUT_MS=500 -- "$cases" 1 mismatch ||
+    fail "pmpi_fuzz mismatch failed with the library"
+  [ "$(wc -l <"$work/earlybird.out")" -eq $((cases * ranks)) ] || fail "a mismatched case did not reach every rank"
+  echo "fuzz-mismatch P=$ranks: $cases mismatched cases, every rank reported:" \
+    "$(grep -c ' ok ' "$work/earlybird.out") completions, $(grep -c ' error ' "$work/earlybird.out") errors"
+}
+
 case "$mode" in
   compare) compare ;;
   errors) errors ;;
   env) env_variables ;;
   fuzz) fuzz ;;
-  *) echo "usage: $0 compare|errors|env|fuzz PROGRAM LIBRARY P" >&2; exit 2 ;;
+  fuzz-mismatch) fuzz_mismatch ;;
+  *) echo "usage: $0 compare|errors|env|fuzz|fuzz-mismatch PROGRAM LIBRARY P" >&2; exit 2 ;;
 esac

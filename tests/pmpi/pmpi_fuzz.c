@@ -8,11 +8,17 @@
  * recvbuf, partially overlapping buffers, MPI_COMM_NULL. Every rank makes
  * the same call. Prints one line per case and rank: "SEED RANK KIND ok
  * DIGEST" or "SEED RANK KIND error CLASS" (KIND: which argument is invalid,
- * or "valid"). pmpi_driver.sh fuzz runs it with and without
+ * or "valid"), to stdout or, when EB_FUZZ_OUTPUT names a directory, to
+ * DIR/rank-RANK.out (mpirun may interleave ranks' stdout mid-line). pmpi_driver.sh fuzz runs it with and without
  * libearlybird_mpi.so and requires the same outcome, case by case, except
  * that overlapping buffers (erroneous; Open MPI computes something) must be
  * an error with the library.
- *   pmpi_fuzz CASES FIRST_SEED */
+ *   pmpi_fuzz CASES FIRST_SEED [mismatch]
+ * With "mismatch" every case is a valid call but for the last rank, which
+ * calls with another count, operator or root (kind "mismatch"): erroneous,
+ * and Open MPI itself hangs on it, so pmpi_driver.sh fuzz-mismatch runs it
+ * with the library only and requires every rank to report (an error, or
+ * completion) within the watchdog's timeout: no hang, no crash. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +47,7 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   const long cases = argc > 1 ? atol(argv[1]) : 200;
   const long first = argc > 2 ? atol(argv[2]) : 1;
+  const int mismatch_only = argc > 3 && strcmp(argv[3], "mismatch") == 0;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -49,6 +56,17 @@ int main(int argc, char** argv) {
   MPI_Type_contiguous(2, MPI_INT, &freed);
   MPI_Type_commit(&freed);
   MPI_Type_free(&freed); /* freed is now MPI_DATATYPE_NULL, as a program would hold it */
+  FILE* out = stdout;
+  const char* directory = getenv("EB_FUZZ_OUTPUT");
+  if (directory && *directory) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank-%d.out", directory, rank);
+    out = fopen(path, "w");
+    if (!out) {
+      fprintf(stderr, "pmpi_fuzz: cannot write %s\n", path);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
   const size_t bytes = (size_t)kMaxCount * 8 * (size_t)size * 2 + 64;
   unsigned char* send = malloc(bytes);
   unsigned char* recv = malloc(bytes);
@@ -74,9 +92,21 @@ int main(int argc, char** argv) {
     MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
     MPI_Comm_set_errhandler(fresh, MPI_ERRORS_RETURN);
     MPI_Comm comm = fresh;
-    static const char* kKinds[] = {"count", "type", "op", "root", "in_place_recv", "overlap", "comm", "valid"};
+    static const char* kKinds[] = {"count", "type", "op", "root", "in_place_recv", "overlap", "comm", "valid", "mismatch"};
     int kind = below(10);
     if (kind > 7) kind = 7;
+    if (mismatch_only) {
+      kind = 8;
+      buffers = 0;
+      /* Reductions on MPI_CHAR pass through to Open MPI, which hangs on a mismatch. */
+      if (type == MPI_CHAR && call != 2 && call != 3) type = MPI_INT;
+      const int change = below(3); /* drawn on every rank: the streams stay aligned */
+      if (rank == size - 1) {
+        if (change == 0) count = count == kMaxCount ? 1 : count + 1;
+        if (change == 1) op = op == MPI_SUM ? MPI_MAX : MPI_SUM;
+        if (change == 2) root = (root + 1) % size;
+      }
+    }
     if (kind == 6 && call == 3) kind = 7; /* Open MPI 4.1's own MPI_Allgather crashes on MPI_COMM_NULL */
     /* MPI_IN_PLACE as MPI_Reduce's recvbuf is an error at the root only:
      * Open MPI then leaves the other ranks' large sends waiting forever. */
@@ -115,7 +145,7 @@ int main(int argc, char** argv) {
     if (rc == MPI_SUCCESS) {
       const unsigned char* result = call == 2 ? send : (recvbuf == MPI_IN_PLACE ? send : (unsigned char*)recvbuf);
       const int matters = !(call == 1 && rank != root); /* reduce: only the root's output is defined */
-      printf("%ld %d %s ok %016llx\n", seed, rank, kKinds[kind],
+      fprintf(out, "%ld %d %s ok %016llx\n", seed, rank, kKinds[kind],
              matters ? (unsigned long long)digest(result, bytes / 2 - 64) : 0ull);
     } else {
       int error_class = -1;
@@ -125,10 +155,11 @@ int main(int argc, char** argv) {
       MPI_Error_string(rc, text, &length);
       for (char* c = text; *c; ++c)
         if (*c == '\n') *c = ' ';
-      printf("%ld %d %s error %d # %s\n", seed, rank, kKinds[kind], error_class, text);
+      fprintf(out, "%ld %d %s error %d # %s\n", seed, rank, kKinds[kind], error_class, text);
     }
     MPI_Comm_free(&fresh);
   }
+  if (out != stdout) fclose(out);
   fflush(stdout);
   free(send);
   free(recv);
