@@ -29,7 +29,7 @@ run() {
   shift
   while [ "$1" != "--" ]; do exports+=(-x "$1"); shift; done
   shift
-  timeout 150 ${EB_MPIRUN:-mpirun} -np "$ranks" --oversubscribe "${exports[@]}" "$program" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  timeout "${run_limit:-150}" ${EB_MPIRUN:-mpirun} -np "$ranks" --oversubscribe "${exports[@]}" "$program" "$@" >"$work/$name.out" 2>"$work/$name.err"
 }
 
 # Small calls go to earlybird too, so every code path runs.
@@ -110,6 +110,7 @@ fuzz_run() {
 
 fuzz() {
   local cases=${EB_FUZZ_CASES:-300}
+  local run_limit=$((150 + cases / 5))  # ~25 cases/s at P = 3 on 2 cores
   fuzz_run plain -- "$cases" 1 || fail "pmpi_fuzz failed without the library"
   fuzz_run earlybird "${preload[@]}" EARLYBIRD_TIMEOUT_MS=3000 -- "$cases" 1 || fail "pmpi_fuzz failed with the library"
   sort -n -k1,1 -k2,2 "$work/plain.out" | cut -d'#' -f1 >"$work/plain.sorted"
@@ -140,6 +141,7 @@ fuzz() {
 # rank, as an error or a completion, within the watchdog's timeout.
 fuzz_mismatch() {
   local cases=${EB_FUZZ_CASES:-40}
+  local run_limit=$((150 + cases))  # up to the 0.5 s timeout per case
   fuzz_run earlybird "${preload[@]}" EARLYBIRD_TIMEOUT_MS=500 -- "$cases" 1 mismatch ||
     fail "pmpi_fuzz mismatch failed with the library"
   [ "$(wc -l <"$work/earlybird.out")" -eq $((cases * ranks)) ] || fail "a mismatched case did not reach every rank"

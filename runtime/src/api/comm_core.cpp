@@ -9,6 +9,7 @@
 #include <earlybird/collectives/peers.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -99,6 +100,7 @@ Future CommCore::launch(const CollectiveCall& call, const std::shared_ptr<const 
   const CallContext context{p->caller_run ? nullptr : std::make_shared<FutureState>(), call_index,
                             pap::arrival_ordered(*p->info) ? pap::global_now_us(*transport_) : 0};
   try {
+    if (size_ == 1 && p->caller_run && run_alone(call)) return completed_future();
     if (p->caller_run) return run_here(batch(call, p, 0, context));
     std::vector<Pending> items;
     for (std::size_t b = 0; b < p->batch_keys.size(); ++b) items.push_back(batch(call, p, b, context));
@@ -167,12 +169,29 @@ Future CommCore::outcome_of(const CollectiveTask& task) {
     failed->fail(error);
     return Future(failed);
   }
+  return completed_future();
+}
+
+Future CommCore::completed_future() {
   static const std::shared_ptr<FutureState> completed = [] {
     auto state = std::make_shared<FutureState>();
     state->complete();
     return state;
   }();
   return Future(completed);
+}
+
+// With one rank every collective leaves the input in the output: allreduce,
+// reduce (root 0), reduce_scatter and allgather (one block) copy it unless in
+// place, bcast has nothing to do.
+bool CommCore::run_alone(const CollectiveCall& call) {
+  DriveHold hold(driver_, true);
+  if (!hold) return false;
+  driver_.run_posted();
+  if (active_.op || !queue_.empty()) return false;  // keep the communicator's order
+  if (call.input && call.output && call.input != call.output)
+    std::memcpy(call.output, call.input, call.count * size_of(call.type));
+  return true;
 }
 
 // Spins unless the node is oversubscribed: the progress thread, which may

@@ -169,6 +169,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // transport locks its state per transport, rma/p2p_transport.hpp).
   bool caller_may_run(const Prepared& p) const;
   Future run_here(Pending item);
+  // One rank, idle communicator: the call is a local copy (or nothing), done
+  // here without a task, plan or sequence number. False when busy.
+  bool run_alone(const CollectiveCall& call);
   // Drive holder: one turn (posted work, the active operation, the queue);
   // true on progress.
   bool drive();
@@ -176,6 +179,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // it first found nothing to do.
   void drive_while(const std::function<bool()>& more, std::chrono::microseconds budget);
   static Future outcome_of(const CollectiveTask& task);
+  static Future completed_future();
   // Asks the progress thread to poll this communicator.
   void wake_engine();
   void start_next();
