@@ -15,8 +15,9 @@ bool errors_are_fatal(MPI_Comm comm);
 // Invokes `comm`'s error handler for `call`'s failure; returns the error code
 // (if the handler returns).
 int report_failure(MPI_Comm comm, const char* call, const std::string& message);
-// An erroneous argument MPI names a class for (MPI_ERR_BUFFER, ...):
-// invokes `comm`'s error handler with that class and returns it.
+// An erroneous argument MPI names a class for (MPI_ERR_ARG, ...): invokes
+// `comm`'s error handler with a code of that class whose string is
+// `message`, and returns it.
 int report_argument_error(MPI_Comm comm, const char* call, int error_class, const std::string& message);
 // The same for a request's failure, seen at completion (MPI_Wait & co.),
 // given whether the communicator's handler was fatal when the call started.

@@ -125,7 +125,7 @@ using namespace earlybird::pmpi;  // NOLINT: the MPI_ entry point below is C
 
 EARLYBIRD_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                     MPI_Comm comm, MPI_Request* request) {
-  if (in_place_receive(recvbuf)) return report_in_place_receive(comm, "MPI_Iallreduce");
+  if (in_place_receive(recvbuf)) return report_in_place_receive(comm, "MPI_Iallreduce", MPI_ERR_BUFFER);
   const CallSpec call =
       reduction_call(earlybird::coll::Collective::allreduce, "MPI_Iallreduce", comm, count, datatype, op);
   try {

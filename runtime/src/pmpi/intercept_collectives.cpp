@@ -65,7 +65,7 @@ using namespace earlybird::pmpi;  // NOLINT: the MPI_ entry points below are C
 
 EARLYBIRD_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                    MPI_Comm comm) {
-  if (in_place_receive(recvbuf)) return report_in_place_receive(comm, "MPI_Allreduce");
+  if (in_place_receive(recvbuf)) return report_in_place_receive(comm, "MPI_Allreduce", MPI_ERR_BUFFER);
   const CallSpec call = reduction_call(Collective::allreduce, "MPI_Allreduce", comm, count, datatype, op);
   const Decided decided = decide(call);
   if (decided.error != MPI_SUCCESS) return decided.error;
@@ -80,7 +80,7 @@ EARLYBIRD_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, M
   CallSpec call = reduction_call(Collective::reduce, "MPI_Reduce", comm, count, datatype, op);
   if (!call.unsupported && !valid_root(comm, root)) call.unsupported = "root is not a rank (MPI reports it)";
   if (!call.unsupported && in_place_receive(recvbuf) && my_rank(comm) == root)
-    return report_in_place_receive(comm, "MPI_Reduce");
+    return report_in_place_receive(comm, "MPI_Reduce", MPI_ERR_ARG);
   const Decided decided = decide(call);
   if (decided.error != MPI_SUCCESS) return decided.error;
   if (!decided.route.communicator) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -103,7 +103,7 @@ EARLYBIRD_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, i
 
 EARLYBIRD_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (in_place_receive(recvbuf)) return report_in_place_receive(comm, "MPI_Allgather");
+  if (in_place_receive(recvbuf)) return report_in_place_receive(comm, "MPI_Allgather", MPI_ERR_ARG);
   CallSpec call = movement_call(Collective::allgather, "MPI_Allgather", comm, recvcount, recvtype);
   // Without MPI_IN_PLACE (given on all ranks or none) the send side must be
   // plain bytes of the same length too.
@@ -124,7 +124,7 @@ EARLYBIRD_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datat
 
 EARLYBIRD_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (in_place_receive(recvbuf)) return report_in_place_receive(comm, "MPI_Reduce_scatter_block");
+  if (in_place_receive(recvbuf)) return report_in_place_receive(comm, "MPI_Reduce_scatter_block", MPI_ERR_ARG);
   const CallSpec call =
       reduction_call(Collective::reduce_scatter, "MPI_Reduce_scatter_block", comm, recvcount, datatype, op);
   const Decided decided = decide(call);

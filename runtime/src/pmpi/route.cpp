@@ -119,8 +119,8 @@ Route route(const CallSpec& call) {
 
 bool in_place_receive(const void* recvbuf) { return recvbuf == MPI_IN_PLACE; }
 
-int report_in_place_receive(MPI_Comm comm, const char* call) {
-  return report_argument_error(comm, call, MPI_ERR_BUFFER, "MPI_IN_PLACE given as the receive buffer");
+int report_in_place_receive(MPI_Comm comm, const char* call, int error_class) {
+  return report_argument_error(comm, call, error_class, "MPI_IN_PLACE given as the receive buffer");
 }
 
 }  // namespace earlybird::pmpi

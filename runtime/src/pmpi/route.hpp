@@ -38,10 +38,12 @@ CallSpec reduction_call(coll::Collective collective, const char* name, MPI_Comm 
 CallSpec movement_call(coll::Collective collective, const char* name, MPI_Comm comm, int count, MPI_Datatype type);
 
 // MPI_IN_PLACE is a send buffer only: as the receive buffer of a rank that
-// receives, the call fails there with MPI_ERR_BUFFER before any
-// communication (the intercepted calls check it first).
+// receives, the call fails there before any communication (the intercepted
+// calls check it first), with the class Open MPI 4.1 reports for that call:
+// MPI_ERR_BUFFER for MPI_Allreduce and MPI_Iallreduce, MPI_ERR_ARG for the
+// others.
 bool in_place_receive(const void* recvbuf);
-int report_in_place_receive(MPI_Comm comm, const char* call);
+int report_in_place_receive(MPI_Comm comm, const char* call, int error_class);
 
 struct Route {
   Communicator* communicator = nullptr;  // nullptr: pass through
