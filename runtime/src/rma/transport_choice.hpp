@@ -9,9 +9,11 @@
 //         passes, else P2pTransport. The
 //         self-test runs a few ring rounds (put + notify to the next rank,
 //         wait for the previous rank's, fetch-add) and passes when every
-//         round carried the right data and the slowest took at most
-//         max(kSelfTestFloorUs, kSelfTestFactor x the slowest round of the
-//         same ring in two-sided messages). Over TCP with Open MPI 4.1's
+//         round carried the right data and the fastest took at most
+//         max(kSelfTestFloorUs, kSelfTestFactor x the fastest round of the
+//         same ring in two-sided messages), on every rank. The fastest, so
+//         that one round stretched by a scheduling blip cannot choose p2p
+//         for the whole job. Over TCP with Open MPI 4.1's
 //         osc/ucx a round takes tens of milliseconds (docs/design.md).
 // The choice and its reason are agreed by every rank (an RMA window that
 // works on some ranks only is not used) and printed by rank 0 with
