@@ -11,6 +11,7 @@
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/pap.hpp>
+#include <earlybird/error.hpp>
 
 #include <memory>
 #include <string>
@@ -42,15 +43,22 @@ struct Sessions {
   }
   ArrivalSession& operator[](int rank) { return *sessions[static_cast<std::size_t>(rank)]; }
   ArrivalBoard& board(int rank) { return (*this)[rank].board(); }
-  // Rank `rank`'s binding for a call of `algorithm`; plans are real projections.
-  std::unique_ptr<Binding> binding(int rank, std::string_view algorithm, std::uint64_t call = 0) {
+  // Rank `rank`'s binding for a call of `algorithm`; plans are real
+  // projections, built at once unless `plan_for` says otherwise.
+  std::unique_ptr<Binding> binding(int rank, std::string_view algorithm, std::uint64_t call = 0,
+                                   PlanFor plan_for = nullptr) {
     const int ranks = layout.ranks;
-    auto plan_for = [ranks](const coll::Algorithm& a, int virtual_rank, const std::vector<std::uint32_t>& presteps) {
-      coll::AlgorithmParams params;
-      params.presteps = presteps;
-      return std::make_shared<const coll::RankPlan>(coll::project(a.make(ranks, 64, params, 4), virtual_rank));
-    };
+    if (!plan_for)
+      plan_for = [ranks](const coll::Algorithm& a, int virtual_rank, const std::vector<std::uint32_t>& presteps) {
+        return PendingPlan::built(projection(a, ranks, virtual_rank, presteps));
+      };
     return (*this)[rank].binding(*coll::find_allreduce(algorithm), call, 1000 * rank, 4 * 64, plan_for);
+  }
+  static std::shared_ptr<const coll::RankPlan> projection(const coll::Algorithm& a, int ranks, int virtual_rank,
+                                                          const std::vector<std::uint32_t>& presteps = {}) {
+    coll::AlgorithmParams params;
+    params.presteps = presteps;
+    return std::make_shared<const coll::RankPlan>(coll::project(a.make(ranks, 64, params, 4), virtual_rank));
   }
   // Every rank's binding, begun in `arrivals` order (ranks), then refreshed.
   std::vector<std::unique_ptr<Binding>> enter(std::string_view algorithm, const std::vector<int>& arrivals,
@@ -241,4 +249,31 @@ TEST_CASE("last_decision: auto_pap runs the ring for equal arrivals and SLT for 
     CHECK(world[r].last_decision()->algorithm == "sorted_linear_tree");
     CHECK(world[r].last_decision()->order.back() == 1);
   }
+}
+
+TEST_CASE("a decided plan still being built leaves the binding undecided; a plan that fails fails the binding") {
+  Sessions world(2);
+  const coll::Algorithm& chain = *coll::find_allreduce("arrival_chain");
+  std::vector<std::shared_ptr<PendingPlan>> asked;
+  auto later = [&](const coll::Algorithm&, int, const std::vector<std::uint32_t>&) {
+    asked.push_back(std::make_shared<PendingPlan>());
+    return asked.back();
+  };
+  auto first = world.binding(1, "arrival_chain", 0, later);
+  auto second = world.binding(0, "arrival_chain", 0, later);
+  CHECK_FALSE(first->begin());  // ticket 0: its plan is being built
+  CHECK_FALSE(second->begin());
+  REQUIRE(asked.size() == 2);
+  CHECK_FALSE(first->refresh());
+  CHECK_FALSE(first->decided());
+  CHECK(first->undecided_reason() == "the schedule of arrival_chain for arrival position 0 was not built");
+
+  asked[0]->set(Sessions::projection(chain, 2, 0));
+  CHECK(first->refresh());
+  CHECK(first->decided());
+  CHECK(first->rank_of(0) == 1);
+
+  asked[1]->set_error(std::make_exception_ptr(Error("too big")));
+  CHECK_THROWS_WITH_AS(second->refresh(), "too big", Error);
+  CHECK_FALSE(second->decided());
 }

@@ -1,7 +1,8 @@
 // The progress engine (runtime/src/progress/progress_engine): requests run on
 // its thread in submission order, activated Pollables are polled there until
 // they report themselves inactive, the loop blocks when it has nothing to do,
-// and shutdown finishes pending requests and active pollables first.
+// background tasks run elsewhere, and shutdown finishes pending requests,
+// active pollables and background tasks first.
 // Every wait is bounded (kBound); no sleep decides a result, except the idle
 // test's measuring window, which a correct engine passes whatever its length.
 #include <doctest/doctest.h>
@@ -247,4 +248,28 @@ TEST_CASE("shutdown polls an active pollable to the end first") {
 
 TEST_CASE("shutdown of an engine that never had work is prompt") {
   for (int i = 0; i < 10; ++i) CHECK(destroyed_within_bound(make_engine()));
+}
+
+TEST_CASE("a background task runs off the progress thread while the loop goes on; shutdown waits for it") {
+  auto engine = make_engine();
+  auto gate = std::make_shared<std::promise<void>>();
+  std::shared_future<void> opened = gate->get_future().share();
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  auto ran_on = std::make_shared<std::promise<bool>>();
+  std::future<bool> off_loop = ran_on->get_future();
+  ProgressEngine* raw = engine.get();
+  engine->run_in_background([=] {
+    ran_on->set_value(!raw->on_progress_thread());
+    if (opened.wait_for(kBound) == std::future_status::ready) finished->store(true);
+  });
+  REQUIRE(ready_within(off_loop));
+  CHECK(off_loop.get());
+  // The background task holds nothing up: a request still runs (bounded).
+  CHECK(on_engine(*engine, [] { return true; }));
+  auto destroyed = std::async(std::launch::async, [&engine] { return destroyed_within_bound(std::move(engine)); });
+  CHECK(destroyed.wait_for(100ms) == std::future_status::timeout);  // still waiting for the task
+  gate->set_value();
+  REQUIRE(ready_within(destroyed));
+  CHECK(destroyed.get());
+  CHECK(finished->load());
 }

@@ -38,7 +38,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       size_(transport_->size()),
       direct_windows_(InlineCollective::direct_windows(*transport_)),
       arrival_(*transport_, layout_, options.verbose),
-      plans_(size_, layout_),
+      plans_(std::make_shared<PlanCache>(size_, layout_)),
       lanes_(*transport_, size_) {}
 
 CommCore::~CommCore() = default;
@@ -145,8 +145,7 @@ Future CommCore::run_here(Pending item) {
       enqueue({std::move(item)});
       return Future(future);
     }
-    driver_.run_posted();
-    if (!active_.op && queue_.empty()) {
+    if (idle_after_posted()) {
       queue_.push_back(std::move(item));
       start_next();
       drive_while([&] { return active_.op == task; }, options_.caller_run);
@@ -186,12 +185,17 @@ Future CommCore::completed_future() {
 // place, bcast has nothing to do.
 bool CommCore::run_alone(const CollectiveCall& call) {
   DriveHold hold(driver_, true);
-  if (!hold) return false;
-  driver_.run_posted();
-  if (active_.op || !queue_.empty()) return false;  // keep the communicator's order
+  if (!hold || !idle_after_posted()) return false;  // keep the communicator's order
   if (call.input && call.output && call.input != call.output)
     std::memcpy(call.output, call.input, call.count * size_of(call.type));
   return true;
+}
+
+// The drive's holder only: runs what other threads posted, then says whether
+// nothing is active or queued (a call may run now without overtaking one).
+bool CommCore::idle_after_posted() {
+  driver_.run_posted();
+  return !active_.op && queue_.empty();
 }
 
 // Spins unless the node is oversubscribed: the progress thread, which may

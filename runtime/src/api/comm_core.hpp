@@ -172,6 +172,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // One rank, idle communicator: the call is a local copy (or nothing), done
   // here without a task, plan or sequence number. False when busy.
   bool run_alone(const CollectiveCall& call);
+  bool idle_after_posted();
   // Drive holder: one turn (posted work, the active operation, the queue);
   // true on progress.
   bool drive();
@@ -202,7 +203,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   std::atomic<bool> closed_{false};
   pap::ArrivalSession arrival_;
 
-  PlanCache plans_;
+  std::shared_ptr<PlanCache> plans_;  // shared with plans built in the background
   std::mutex prepared_mutex_;
   std::deque<std::shared_ptr<const Prepared>> prepared_;  // most recently used first
   Driver driver_;

@@ -12,8 +12,21 @@
 
 namespace earlybird::detail {
 
+namespace {
+
+std::shared_ptr<const coll::RankPlan> fitting_plan(PlanCache& plans, const PlanCache::Key& key) {
+  auto plan = plans.plan(key);
+  if (!plans.fits(*plan, key.elem_bytes))
+    throw Error(key.algorithm + " with these pre-steps needs more scratch than the batch was sized for");
+  return plan;
+}
+
+}  // namespace
+
 // Rooted and plain collectives bind statically; arrival-ordered ones learn
-// their plan and binding from the arrival session when they start.
+// their plan and binding from the arrival session when they start. A plan
+// not in the cache yet is built in the background: the progress thread asks
+// for it and must not spend seconds building it (exec/pending_plan.hpp).
 std::shared_ptr<Binding> CommCore::binding_for(const Prepared& p, const PlanCache::Key& key, std::uint64_t call,
                                                std::int64_t arrival_us) {
   if (p.static_binding) return p.static_binding;
@@ -23,10 +36,19 @@ std::shared_ptr<Binding> CommCore::binding_for(const Prepared& p, const PlanCach
     chosen.algorithm = std::string(decided.name);
     chosen.virtual_rank = virtual_rank;
     chosen.presteps = presteps;
-    auto plan = plans_.plan(chosen);
-    if (!plans_.fits(*plan, key.elem_bytes))
-      throw Error(chosen.algorithm + " with these pre-steps needs more scratch than the batch was sized for");
-    return plan;
+    auto pending = std::make_shared<PendingPlan>();
+    auto build = [plans = plans_, chosen, pending] {
+      try {
+        pending->set(fitting_plan(*plans, chosen));
+      } catch (...) {
+        pending->set_error(std::current_exception());
+      }
+    };
+    if (plans_->has(chosen))
+      build();
+    else
+      engine_->run_in_background(build);
+    return pending;
   };
   return arrival_.binding(*p.info, call, arrival_us, key.count * key.elem_bytes, plan_of);
 }
@@ -94,13 +116,13 @@ void CommCore::plan_batches(Prepared& p) {
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
   PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,
                      call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
-  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans_.arrival_batch_count(key) : plans_.batch_count(key);
+  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans_->arrival_batch_count(key) : plans_->batch_count(key);
   p.per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
   const std::size_t batches = call.count == 0 ? 1 : (call.count + p.per_batch - 1) / p.per_batch;
   for (std::size_t b = 0; b < batches; ++b) {
     key.count = std::min(p.per_batch, call.count - b * p.per_batch);
     p.batch_keys.push_back(key);
-    p.batch_plans.push_back(plans_.plan(key));
+    p.batch_plans.push_back(plans_->plan(key));
   }
 }
 

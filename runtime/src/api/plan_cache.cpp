@@ -31,6 +31,11 @@ std::shared_ptr<const coll::RankPlan> PlanCache::plan(const Key& key) {
   return plan;
 }
 
+bool PlanCache::has(const Key& key) {
+  std::lock_guard lock(mutex_);
+  return plans_.contains(key);
+}
+
 bool PlanCache::fits(const coll::RankPlan& plan, std::size_t elem_bytes) const {
   return plan.max_scratch_elems * elem_bytes <= layout_.scratch_bytes &&
          plan.max_flags <= layout_.flags_per_lane;

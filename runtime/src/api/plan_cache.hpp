@@ -36,7 +36,9 @@ class PlanCache {
 
   PlanCache(int ranks, const WindowLayout& layout) : ranks_(ranks), layout_(layout) {}
 
+  // Thread-safe; builds the plan unless cached (slow for many segments).
   std::shared_ptr<const coll::RankPlan> plan(const Key& key);
+  bool has(const Key& key);
   // Whether the plan's scratch and flags fit one lane of the window.
   bool fits(const coll::RankPlan& plan, std::size_t elem_bytes) const;
   // How many batches `key`'s call needs so that each batch fits one lane.

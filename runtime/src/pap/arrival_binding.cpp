@@ -35,17 +35,24 @@ bool ArrivalBinding::begin() {
 }
 
 bool ArrivalBinding::refresh() {
-  if (!decided()) {
+  if (!decision_) {
     decision_ = session_->board().decision(epoch_);
     if (!decision_) return false;
     bind();
     return true;
   }
+  if (!plan_) return take_plan();
   return learn_holders();
 }
 
 bool ArrivalBinding::bound() const {
   return decided() && std::find(by_virtual_.begin(), by_virtual_.end(), -1) == by_virtual_.end();
+}
+
+std::string ArrivalBinding::undecided_reason() const {
+  if (!decision_) return "the first rank to arrive published no schedule decision";
+  return "the schedule of " + std::string(decided_algorithm(*decision_).name) + " for arrival position " +
+         std::to_string(virtual_rank_) + " was not built";
 }
 
 void ArrivalBinding::bind() {
@@ -61,7 +68,16 @@ void ArrivalBinding::bind() {
   // Pre-steps matter to the pre-reduced ring only; other plans share a cache entry.
   static const std::vector<std::uint32_t> kNone;
   const coll::Algorithm& algorithm = decided_algorithm(*decision_);
-  plan_ = setup_.plan_for(algorithm, virtual_rank_, algorithm.name == "pre_reduced_ring" ? decision_->presteps : kNone);
+  pending_ = setup_.plan_for(algorithm, virtual_rank_, algorithm.name == "pre_reduced_ring" ? decision_->presteps : kNone);
+  take_plan();
+}
+
+// Takes the decided plan once it is built; rethrows why it could not be.
+bool ArrivalBinding::take_plan() {
+  if (!pending_->ready()) return false;
+  plan_ = pending_->get();
+  pending_.reset();
+  return true;
 }
 
 std::shared_ptr<const coll::RankPlan> ArrivalBinding::decided_plan() { return plan_; }

@@ -5,8 +5,10 @@
 // state      does                                            next
 // begin      take a ticket (fetch-add at rank 0), record     deciding | binding | bound
 //            arrival; ticket 0 decides and publishes
-// deciding   read this epoch's decision (ranks other than    binding | bound
-//            ticket 0)
+// deciding   read this epoch's decision (ranks other than    planning | binding
+//            ticket 0)                                       | bound
+// planning   the decided plan is built on a TBB worker       binding | bound
+//            (not in the plan cache yet); polled
 // binding    ticket-bound: learn holders as they arrive;     bound
 //            when all tickets but one are known, the rank
 //            without one holds the last
@@ -43,17 +45,18 @@ class ArrivalBinding final : public Binding {
 
   bool begin() override;
   bool refresh() override;
-  bool decided() const override { return decision_.has_value(); }
+  bool decided() const override { return plan_ != nullptr; }
   bool bound() const override;
   std::shared_ptr<const coll::RankPlan> decided_plan() override;
   int rank_of(int virtual_rank) const override { return by_virtual_[static_cast<std::size_t>(virtual_rank)]; }
-  std::string undecided_reason() const override { return "the first rank to arrive published no schedule decision"; }
+  std::string undecided_reason() const override;
   void finished() override;
 
  private:
   bool needs_published_decision() const { return setup_.requested->arrival != coll::ArrivalOrder::ticket; }
   bool bound_by_tickets() const { return decided_algorithm(*decision_).arrival == coll::ArrivalOrder::ticket; }
   void bind();
+  bool take_plan();
   bool learn_holders();
   std::vector<int> peers_written() const;
   ArrivalDecision as_seen() const;
@@ -67,6 +70,7 @@ class ArrivalBinding final : public Binding {
   std::optional<Decision> decision_;
   Observations seen_;  // what the decision was made from (deciding rank only)
   std::vector<int> by_virtual_;
+  std::shared_ptr<PendingPlan> pending_;  // the decided plan while it is built
   std::shared_ptr<const coll::RankPlan> plan_;
 };
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "../exec/binding.hpp"
+#include "../exec/pending_plan.hpp"
 #include "../rma/transport.hpp"
 #include "../rma/window_layout.hpp"
 #include "arrival_board.hpp"
@@ -35,8 +36,9 @@
 namespace earlybird::pap {
 
 // The plan of a decided algorithm at this rank's arrival position:
-// (algorithm, virtual rank, pre-steps) -> plan. The core's plan cache.
-using PlanFor = std::function<std::shared_ptr<const coll::RankPlan>(
+// (algorithm, virtual rank, pre-steps) -> plan, from the core's plan cache,
+// or built on a TBB worker when the cache lacks it (exec/pending_plan.hpp).
+using PlanFor = std::function<std::shared_ptr<PendingPlan>(
     const coll::Algorithm& algorithm, int virtual_rank, const std::vector<std::uint32_t>& presteps)>;
 
 class ArrivalSession {

@@ -1,6 +1,7 @@
 #include "progress_engine.hpp"
 
 #include "../base/backoff.hpp"
+#include "../exec/tbb_handoff.hpp"
 #include "../topo/topology.hpp"
 
 #include <algorithm>
@@ -46,6 +47,20 @@ ProgressEngine::~ProgressEngine() {
   }
   wake_.notify_all();
   thread_.join();
+  std::unique_lock lock(mutex_);
+  background_done_.wait(lock, [&] { return background_tasks_ == 0; });
+}
+
+void ProgressEngine::run_in_background(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    ++background_tasks_;
+  }
+  detail::enqueue(arena_, [this, task = std::move(task)] {
+    task();
+    std::lock_guard lock(mutex_);
+    if (--background_tasks_ == 0) background_done_.notify_all();
+  });
 }
 
 void ProgressEngine::submit(std::function<void()> request) {

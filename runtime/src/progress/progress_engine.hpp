@@ -55,6 +55,10 @@ class ProgressEngine {
   void activate(std::shared_ptr<Pollable> p);
   bool on_progress_thread() const { return std::this_thread::get_id() == thread_id_; }
   oneapi::tbb::task_arena& arena() { return arena_; }
+  // Thread-safe: runs `task` (which must not throw) on a TBB worker, for work
+  // too long for the progress thread (building a plan). The engine waits for
+  // such tasks before it goes.
+  void run_in_background(std::function<void()> task);
   int worker_threads() const { return options_.worker_threads; }
   // Diagnostics (tests): turns of the progress loop so far, and how many of
   // them ended blocked, idle, until a request came.
@@ -76,6 +80,8 @@ class ProgressEngine {
   std::atomic<std::uint64_t> loop_turns_{0};   // written by the progress thread only
   std::atomic<std::uint64_t> idle_blocks_{0};  // written by the progress thread only
   bool stop_ = false;
+  int background_tasks_ = 0;  // under mutex_
+  std::condition_variable background_done_;
   std::vector<std::shared_ptr<Pollable>> active_;  // progress thread only
   std::thread::id thread_id_;
   std::thread thread_;
