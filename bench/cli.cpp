@@ -228,6 +228,43 @@ void add_warmup(CLI::App& app, WarmupOptions& o) {
   add_csv(*warmup, o);
 }
 
+std::vector<double> parse_model(const std::string& text) {
+  std::vector<double> out;
+  for (const auto& item : split_list(text)) out.push_back(parse_number(item));
+  if (out.size() < 3 || out.size() > 4)
+    throw std::invalid_argument("the model is alpha,beta,gamma[,copy] (s, s/B, s/B, s/B), not '" + text + "'");
+  for (double v : out)
+    if (!(v >= 0)) throw std::invalid_argument("model values must be >= 0 in '" + text + "'");
+  return out;
+}
+
+void add_simulate(CLI::App& app, SimulateOptions& o) {
+  CLI::App* simulate = app.add_subcommand(
+      "simulate",
+      "runs one algorithm's schedule event by event under a Hockney model (no MPI, no mpirun): predicted time per "
+      "rank and the critical path");
+  simulate->add_option("--collective", o.collective, "the collective")
+      ->check(CLI::IsMember(collective_names()))
+      ->capture_default_str();
+  simulate->add_option("--algorithm", o.algorithm, "catalogue name")->capture_default_str();
+  add_number(*simulate, "--ranks", o.ranks, CLI::Range(1, 1 << 20), "P");
+  add_parsed(*simulate, "--bytes", o.bytes, parse_bytes, "1M", "BYTES",
+             "bytes per rank (per block for allgather and reduce_scatter), float32 elements");
+  add_parsed(*simulate, "--model", o.model, parse_model, "1.5e-6,6.25e-11,2e-10", "ALPHA,BETA,GAMMA[,COPY]",
+             "seconds per transfer, per byte sent, per byte reduced[, per byte copied: gamma if not given]; the "
+             "default is seed 003's machine");
+  simulate->add_option("--arrivals", o.arrivals,
+                       "one-late:MS (the last rank MS late), rand-late:MS (each rank uniform in [0, MS]) or a file "
+                       "of one arrival time in ms per rank; not given: all at 0")
+      ->type_name("PATTERN");
+  add_number(*simulate, "--seed", o.seed, at_least(0), "seeds rand-late");
+  add_parsed(*simulate, "--segment", o.segment_bytes, parse_bytes, "0", "BYTES",
+             "segment size for pipelined algorithms; 0: the algorithm's default");
+  add_number(*simulate, "--fanout", o.fanout, at_least(0), "fan-out of k-ary trees; 0: the algorithm's default");
+  add_number(*simulate, "--path-steps", o.path_steps, at_least(0), "critical-path steps printed (the last ones)");
+  add_csv(*simulate, o);
+}
+
 // Whether this process prints: rank 0 of an mpirun launch, or a process
 // started without one.
 bool prints_messages() {
@@ -272,6 +309,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   OverlapOptions overlap;
   PapOptions pap;
   WarmupOptions warmup;
+  SimulateOptions simulate;
   CLI::App app("earlybird's benchmarks; run under mpirun: mpirun -np P eb-bench <job> [options]", "eb-bench");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.require_subcommand(1);
@@ -279,6 +317,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   add_overlap(app, overlap);
   add_pap(app, pap);
   add_warmup(app, warmup);
+  add_simulate(app, simulate);
   try {
     reject_unknown_job(app, argc, argv);
     app.parse(argc, argv);
@@ -286,11 +325,13 @@ CommandLine parse_command_line(int argc, char** argv) {
     return {std::nullopt, report_parse_error(app, e)};
   }
   for (JobOptions* job : {static_cast<JobOptions*>(&sweep), static_cast<JobOptions*>(&overlap),
-                          static_cast<JobOptions*>(&pap), static_cast<JobOptions*>(&warmup)})
+                          static_cast<JobOptions*>(&pap), static_cast<JobOptions*>(&warmup),
+                          static_cast<JobOptions*>(&simulate)})
     job->command_line = joined(argc, argv);
   if (app.got_subcommand("sweep")) return {JobRequest(std::move(sweep)), 0};
   if (app.got_subcommand("overlap")) return {JobRequest(std::move(overlap)), 0};
   if (app.got_subcommand("warmup")) return {JobRequest(std::move(warmup)), 0};
+  if (app.got_subcommand("simulate")) return {JobRequest(std::move(simulate)), 0};
   return {JobRequest(std::move(pap)), 0};
 }
 

@@ -12,7 +12,7 @@
 
 namespace earlybird::bench {
 
-using JobRequest = std::variant<SweepOptions, OverlapOptions, PapOptions, WarmupOptions>;
+using JobRequest = std::variant<SweepOptions, OverlapOptions, PapOptions, WarmupOptions, SimulateOptions>;
 
 struct CommandLine {
   std::optional<JobRequest> job;  // none: exit with exit_code (help shown, or an error)

@@ -4,6 +4,7 @@
 //   mpirun -np 2 eb-bench overlap --sizes 64K,1M --algorithm ring
 //   mpirun -np 4 eb-bench pap     --modes one-late,rand-late --sizes 4M --algorithms all
 //   mpirun -np 2 eb-bench warmup  --sizes 8,1M --communicators 8
+//   eb-bench simulate --algorithm ring --ranks 64 --bytes 1M   (no MPI, no mpirun)
 // `eb-bench --help` and `eb-bench <job> --help` list the options and their
 // defaults; every --sizes is in bytes. The command line is parsed before MPI
 // starts (cli.hpp).
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
   if (!command.job) return command.exit_code;
   earlybird::bench::enable_tuned_forcing_if_asked(*command.job);
   try {
+    if (const auto* simulate = std::get_if<earlybird::bench::SimulateOptions>(&*command.job))
+      return earlybird::bench::run_simulate(*simulate);
     earlybird::Runtime runtime(&argc, &argv);
     earlybird::Communicator world = runtime.world();
     return earlybird::bench::run(world, *command.job);

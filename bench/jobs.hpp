@@ -51,6 +51,21 @@ struct WarmupOptions : JobOptions {
   std::string algorithm = "auto";
 };
 
+// The schedule simulator (no MPI): one algorithm's schedule under a Hockney
+// model, optionally with arrival times.
+struct SimulateOptions : JobOptions {
+  std::string collective = "allreduce";
+  std::string algorithm = "ring";
+  int ranks = 16;
+  std::size_t bytes = 1 << 20;  // per rank (per block for allgather, reduce_scatter), float32 elements
+  std::vector<double> model;    // alpha s, beta s/B, gamma s/B[, copy s/B]
+  std::string arrivals;         // "", one-late:MS, rand-late:MS or a file of one time in ms per rank
+  std::uint64_t seed = 1;       // for rand-late
+  std::size_t segment_bytes = 0;
+  int fanout = 0;
+  int path_steps = 12;  // critical-path steps printed (the last ones)
+};
+
 int run_sweep(Communicator& comm, const SweepOptions& options);
 int run_overlap(Communicator& comm, const OverlapOptions& options);
 // Arrival-pattern benchmark (Proficz 2018).
@@ -58,5 +73,6 @@ int run_pap(Communicator& comm, const PapOptions& options);
 // First collective on a fresh communicator vs warm ones, with and without
 // Communicator::warm_up().
 int run_warmup(Communicator& comm, const WarmupOptions& options);
+int run_simulate(const SimulateOptions& options);
 
 }  // namespace earlybird::bench

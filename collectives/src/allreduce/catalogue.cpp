@@ -32,6 +32,8 @@ Schedule pre_reduced_ring_all_ahead(int p, std::size_t n, const AlgorithmParams&
   return allreduce_pre_reduced_ring(p, n, presteps_all_ahead(p));
 }
 
+Schedule suara(int p, std::size_t n, const AlgorithmParams&, std::size_t elem) { return allreduce_suara(p, n, elem); }
+
 template <ReducePhase reduce, BcastPhase bcast>
 Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
   AlgorithmParams resolved = params;
@@ -59,6 +61,8 @@ const std::array kAllreduce{
               reduce_then_bcast<ReducePhase::chain, BcastPhase::chain>},
     Algorithm{"greedy_reduce_bcast", true, true, kReduceBcastDefaultBytes,
               reduce_then_bcast<ReducePhase::greedy, BcastPhase::binary_tree>},
+    // A grid of two steps, each a catalogue algorithm chosen by the model.
+    Algorithm{"suara", true, false, 0, suara},
     // Arrival-ordered: virtual rank id is the id-th rank to arrive, which is
     // not rank order, so all of them need a commutative operator.
     Algorithm{"sorted_linear_tree", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree,

@@ -50,6 +50,19 @@ Schedule allreduce_reduce_bcast(int ranks, std::size_t count, ReduceBcast phases
 Schedule allreduce_binomial(int ranks, std::size_t count);
 Schedule allreduce_binary_tree(int ranks, std::size_t count, std::size_t segment_elems);
 
+// SUARA2 (Nuriyev et al. 2023, seed 003): P = R x C ranks as R rows of C;
+// every row runs an allreduce, then every column runs one on the rows'
+// results, each step with the catalogue algorithm the cost model predicts
+// fastest (suara.cpp). suara_grid says what allreduce_suara builds.
+struct SuaraGrid {
+  int row_size = 1;                // C; the columns have R = P / C ranks
+  std::string_view row_algorithm;  // empty when a step has one rank (nothing to do)
+  std::string_view column_algorithm;
+  double predicted_s = 0;          // under the model suara.cpp names
+};
+SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes);
+Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes);
+
 // The catalogue's allreduce table (catalogue.hpp has the general form).
 inline std::span<const Algorithm> allreduce_algorithms() { return algorithms(Collective::allreduce); }
 inline const Algorithm* find_allreduce(std::string_view name) { return find_algorithm(Collective::allreduce, name); }

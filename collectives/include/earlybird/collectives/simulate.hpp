@@ -1,0 +1,55 @@
+// The schedule simulator: runs a Schedule event by event under a Hockney
+// model and says when each rank would finish, and which chain of steps made
+// the slowest one last (the critical path).
+//
+// Model (docs/algorithms.md, "The schedule simulator"):
+// - a transfer of b bytes costs alpha + beta * b, holding the sender's out
+//   port and the receiver's in port for that time (single-port per rank per
+//   direction; a put's sender is its owner, a get's is the peer);
+// - a reduction of b bytes costs gamma * b on its owner's CPU, a copy
+//   copy_per_byte * b (a memory-bound pass; gamma when not given);
+// - a rank starts nothing before it arrives (arrivals, seconds; all 0 when
+//   empty); a put into a rank that has not arrived is allowed (its window
+//   exists: earlybird's arrival-ordered algorithms rely on it);
+// - a step starts when its dependencies finished and its resources are free;
+//   steps become ready in time order and take a resource first come, first
+//   served (ties: program order): a dataflow executor with FIFO ports.
+// Not modelled: contention inside the network (every pair has its own
+// link), the runtime's per-step overhead beyond alpha, and cache effects.
+#pragma once
+
+#include <earlybird/collectives/schedule.hpp>
+
+#include <cstddef>
+#include <vector>
+
+namespace earlybird::coll {
+
+struct CostModel {
+  double alpha = 0;          // seconds per transfer
+  double beta = 0;           // seconds per byte transferred
+  double gamma = 0;          // seconds per byte reduced
+  double copy_per_byte = -1; // seconds per byte copied; < 0: gamma
+  double copy_cost() const { return copy_per_byte < 0 ? gamma : copy_per_byte; }
+};
+
+struct CriticalStep {
+  StepId step;
+  double start;   // seconds
+  double finish;
+  // Why it could not start earlier: "dependency", "busy" (a transfer port or
+  // the CPU was busy), "arrival" or "start".
+  const char* waited_for;
+};
+
+struct Simulation {
+  std::vector<double> finish;   // per rank: its last step's end, or its arrival if it has none
+  double time = 0;              // the slowest rank's finish
+  std::vector<CriticalStep> critical_path;  // first step to last, ending at the last step to finish
+};
+
+// `elem_bytes`: bytes per element. `arrivals`: seconds per rank, or empty.
+Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const CostModel& model,
+                    const std::vector<double>& arrivals = {});
+
+}  // namespace earlybird::coll

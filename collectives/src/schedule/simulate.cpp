@@ -1,0 +1,180 @@
+// The schedule simulator (simulate.hpp): a list scheduler over the
+// schedule's DAG. Steps enter a queue ordered by the time their dependencies
+// (and their owner's arrival) allow them to start; each takes its resources
+// (out and in port for a transfer, the owner's CPU otherwise) as they come
+// free. O(S log S) for S steps, plus O(S) for the dependents' index.
+#include <earlybird/collectives/simulate.hpp>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace earlybird::coll {
+namespace {
+
+constexpr StepId kNoStep = std::numeric_limits<StepId>::max();
+
+double cost_of(const Step& step, std::size_t elem_bytes, const CostModel& model) {
+  const double bytes = static_cast<double>(step.src.range.count * elem_bytes);
+  switch (step.kind) {
+    case StepKind::put:
+    case StepKind::get: return model.alpha + model.beta * bytes;
+    case StepKind::reduce: return model.gamma * bytes;
+    case StepKind::copy: return model.copy_cost() * bytes;
+  }
+  return 0;
+}
+
+// Who sends and who receives a transfer's bytes.
+std::pair<int, int> sender_and_receiver(const Step& step) {
+  return step.kind == StepKind::put ? std::pair(step.owner, step.dst.rank) : std::pair(step.src.rank, step.owner);
+}
+
+// One resource a step holds while it runs (a port or a CPU): when it comes
+// free and which step held it last.
+struct Resource {
+  double free_at = 0;
+  StepId last = kNoStep;
+};
+
+// Every step's dependents, in CSR form (the schedule stores dependencies).
+struct Dependents {
+  explicit Dependents(const Schedule& schedule) : begin(schedule.steps().size() + 1, 0) {
+    const auto n = static_cast<StepId>(schedule.steps().size());
+    for (StepId id = 0; id < n; ++id)
+      for (StepId d : schedule.deps(id)) ++begin[d + 1];
+    for (std::size_t i = 1; i < begin.size(); ++i) begin[i] += begin[i - 1];
+    ids.resize(begin.back());
+    std::vector<std::size_t> next(begin.begin(), begin.end() - 1);
+    for (StepId id = 0; id < n; ++id)
+      for (StepId d : schedule.deps(id)) ids[next[d]++] = id;
+  }
+  std::span<const StepId> of(StepId step) const { return {ids.data() + begin[step], ids.data() + begin[step + 1]}; }
+  std::vector<std::size_t> begin;
+  std::vector<StepId> ids;
+};
+
+class Simulator {
+ public:
+  Simulator(const Schedule& schedule, std::size_t elem_bytes, const CostModel& model, std::vector<double> arrivals)
+      : schedule_(schedule),
+        steps_(schedule.steps()),
+        elem_bytes_(elem_bytes),
+        model_(model),
+        arrivals_(std::move(arrivals)),
+        dependents_(schedule),
+        ready_(steps_.size(), 0),
+        ready_by_(steps_.size(), kNoStep),
+        start_(steps_.size(), 0),
+        finish_(steps_.size(), 0),
+        started_by_(steps_.size(), kNoStep),
+        why_(steps_.size(), "start"),
+        out_(ranks()),
+        in_(ranks()),
+        cpu_(ranks()) {}
+
+  Simulation run() {
+    std::vector<std::uint32_t> waiting(steps_.size());
+    for (StepId id = 0; id < steps_.size(); ++id) {
+      ready_[id] = arrival(steps_[id].owner);
+      waiting[id] = static_cast<std::uint32_t>(schedule_.deps(id).size());
+      if (waiting[id] == 0) queue_.push({ready_[id], id});
+    }
+    while (!queue_.empty()) {
+      const StepId id = queue_.top().second;
+      queue_.pop();
+      execute(id);
+      for (StepId next : dependents_.of(id)) {
+        if (finish_[id] > ready_[next]) {
+          ready_[next] = finish_[id];
+          ready_by_[next] = id;
+        }
+        if (--waiting[next] == 0) queue_.push({ready_[next], next});
+      }
+    }
+    return result();
+  }
+
+ private:
+  std::size_t ranks() const { return static_cast<std::size_t>(schedule_.ranks()); }
+  double arrival(int rank) const { return arrivals_.empty() ? 0 : arrivals_[static_cast<std::size_t>(rank)]; }
+
+  // Starts `id` when it is ready and its resources are free; records why it
+  // started then.
+  void execute(StepId id) {
+    const Step& step = steps_[id];
+    std::array<Resource*, 2> held{&cpu_[static_cast<std::size_t>(step.owner)], nullptr};
+    if (step.is_transfer()) {
+      const auto [sender, receiver] = sender_and_receiver(step);
+      held = {&out_[static_cast<std::size_t>(sender)], &in_[static_cast<std::size_t>(receiver)]};
+    }
+    double start = ready_[id];
+    started_by_[id] = ready_by_[id];
+    why_[id] = ready_by_[id] != kNoStep ? "dependency" : arrival(step.owner) > 0 ? "arrival" : "start";
+    for (const Resource* r : held)
+      if (r && r->free_at > start) {
+        start = r->free_at;
+        started_by_[id] = r->last;
+        why_[id] = "busy";
+      }
+    start_[id] = start;
+    finish_[id] = start + cost_of(step, elem_bytes_, model_);
+    for (Resource* r : held)
+      if (r) *r = {finish_[id], id};
+  }
+
+  Simulation result() const {
+    Simulation sim;
+    sim.finish.resize(ranks());
+    for (std::size_t r = 0; r < ranks(); ++r) sim.finish[r] = arrival(static_cast<int>(r));
+    StepId last = kNoStep;
+    for (StepId id = 0; id < steps_.size(); ++id) {
+      const Step& step = steps_[id];
+      auto ends = [&](int rank) {
+        auto& f = sim.finish[static_cast<std::size_t>(rank)];
+        f = std::max(f, finish_[id]);
+      };
+      ends(step.owner);
+      if (step.is_transfer()) ends(sender_and_receiver(step).second);  // its data has landed
+      if (last == kNoStep || finish_[id] > finish_[last]) last = id;
+    }
+    sim.time = sim.finish.empty() ? 0 : *std::max_element(sim.finish.begin(), sim.finish.end());
+    for (StepId id = last; id != kNoStep; id = started_by_[id])
+      sim.critical_path.push_back({id, start_[id], finish_[id], why_[id]});
+    std::reverse(sim.critical_path.begin(), sim.critical_path.end());
+    return sim;
+  }
+
+  const Schedule& schedule_;
+  std::span<const Step> steps_;
+  std::size_t elem_bytes_;
+  CostModel model_;
+  std::vector<double> arrivals_;
+  Dependents dependents_;
+  std::vector<double> ready_;       // when its dependencies and owner allow it to start
+  std::vector<StepId> ready_by_;    // the dependency that finished last
+  std::vector<double> start_, finish_;
+  std::vector<StepId> started_by_;  // what it waited for last: a dependency or a resource's holder
+  std::vector<const char*> why_;
+  std::vector<Resource> out_, in_, cpu_;
+  std::priority_queue<std::pair<double, StepId>, std::vector<std::pair<double, StepId>>, std::greater<>> queue_;
+};
+
+}  // namespace
+
+Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const CostModel& model,
+                    const std::vector<double>& arrivals) {
+  if (!arrivals.empty() && arrivals.size() != static_cast<std::size_t>(schedule.ranks()))
+    throw std::invalid_argument("simulate: " + std::to_string(arrivals.size()) + " arrival times for " +
+                                std::to_string(schedule.ranks()) + " ranks");
+  if (model.alpha < 0 || model.beta < 0 || model.gamma < 0)
+    throw std::invalid_argument("simulate: alpha, beta and gamma must not be negative");
+  return Simulator(schedule, elem_bytes, model, arrivals).run();
+}
+
+}  // namespace earlybird::coll

@@ -1,0 +1,89 @@
+// The schedule simulator (collectives/src/schedule/simulate.cpp): hand-made
+// schedules with hand-computed times (a transfer then a reduction, a busy
+// out port, a late rank), and catalogue schedules checked against what their
+// cost formulas say: alpha only gives the round count, beta only the ring's
+// 2(P-1)/P * m.
+#include <doctest/doctest.h>
+
+#include <earlybird/collectives/builder.hpp>
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/simulate.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace earlybird::coll;
+
+namespace {
+
+Slot slot(int rank, Buffer buffer, std::size_t count) { return Slot{rank, buffer, Range{0, count}}; }
+
+// Rank 0 puts 4 elements into rank 1's scratch; rank 1 reduces them into its output.
+Schedule put_then_reduce() {
+  Builder b("put_then_reduce", 2, 4);
+  b.put(slot(0, Buffer::input, 4), slot(1, Buffer::scratch, 4));
+  b.reduce(slot(1, Buffer::output, 4), slot(1, Buffer::input, 4), slot(1, Buffer::scratch, 4));
+  return std::move(b).finish();
+}
+
+const CostModel kModel{1.0, 0.5, 0.25};  // with 8-byte elements: put 1 + 16 = 17, reduce 8
+
+std::vector<std::string> reasons(const Simulation& sim) {
+  std::vector<std::string> out;
+  for (const CriticalStep& s : sim.critical_path) out.emplace_back(s.waited_for);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("simulate: a put then a reduction, by hand") {
+  const Simulation sim = simulate(put_then_reduce(), 8, kModel);
+  CHECK(sim.finish == std::vector<double>{17, 25});
+  CHECK(sim.time == 25);
+  REQUIRE(sim.critical_path.size() == 2);
+  CHECK(sim.critical_path[1].start == 17);
+  CHECK(reasons(sim) == std::vector<std::string>{"start", "dependency"});
+}
+
+TEST_CASE("simulate: a late rank receives while away and starts its own steps on arrival") {
+  const Simulation sim = simulate(put_then_reduce(), 8, kModel, {0, 100});
+  CHECK(sim.finish == std::vector<double>{17, 108});
+  CHECK(sim.critical_path.back().start == 100);
+  CHECK(reasons(sim) == std::vector<std::string>{"arrival"});
+}
+
+TEST_CASE("simulate: two puts from one rank share its out port") {
+  Builder b("fan_out", 3, 4);
+  b.put(slot(0, Buffer::input, 4), slot(1, Buffer::scratch, 4));
+  b.put(slot(0, Buffer::input, 4), slot(2, Buffer::scratch, 4));
+  const Simulation sim = simulate(std::move(b).finish(), 8, kModel);
+  CHECK(sim.finish == std::vector<double>{34, 17, 34});
+  CHECK(reasons(sim) == std::vector<std::string>{"start", "busy"});
+}
+
+TEST_CASE("simulate: bad arrivals or a negative model are refused") {
+  CHECK_THROWS_AS(simulate(put_then_reduce(), 8, kModel, {0, 1, 2}), std::invalid_argument);
+  CHECK_THROWS_AS(simulate(put_then_reduce(), 8, CostModel{-1, 0, 0}), std::invalid_argument);
+}
+
+TEST_CASE("simulate: with alpha only, catalogue allreduces take their round count") {
+  const CostModel latency_only{1.0, 0, 0, 0};
+  for (const char* name : {"ring", "recursive_doubling", "rabenseifner"})
+    for (int ranks : {2, 4, 8, 16}) {
+      CAPTURE(name);
+      CAPTURE(ranks);
+      const Schedule s = find_algorithm(Collective::allreduce, name)->make(ranks, 1024, AlgorithmParams{}, 4);
+      CHECK(simulate(s, 4, latency_only).time == static_cast<double>(schedule_stats(s).rounds));
+    }
+}
+
+TEST_CASE("simulate: with beta only, the ring moves 2(P-1)/P of the vector through each port") {
+  const CostModel bandwidth_only{0, 1.0, 0, 0};
+  for (int ranks : {2, 3, 4, 8}) {
+    CAPTURE(ranks);
+    const std::size_t count = 840;  // divisible by every P here
+    const Schedule s = find_algorithm(Collective::allreduce, "ring")->make(ranks, count, AlgorithmParams{}, 4);
+    const double bytes = count * 4.0;
+    CHECK(simulate(s, 4, bandwidth_only).time == doctest::Approx(2.0 * (ranks - 1) / ranks * bytes));
+  }
+}
