@@ -28,6 +28,16 @@ inline void handoff_acquire() {}
 
 namespace earlybird::detail {
 
+// Releases when destroyed. TBB recycles a finished task's memory for the
+// next task it allocates, possibly on another thread: the worker's last
+// touch of the old task (destroying the callable's captures) must be
+// published before the next enqueue (which acquires) writes the new one.
+struct ReleaseWhenDestroyed {
+  ReleaseWhenDestroyed() = default;
+  ReleaseWhenDestroyed(const ReleaseWhenDestroyed&) = default;
+  ~ReleaseWhenDestroyed() { handoff_release(); }
+};
+
 // A callable whose every copy or move publishes its state (release) and
 // whose call acquires it first: TBB moves the callable into its task object,
 // so the release must happen inside that move, after the members are written.
@@ -45,11 +55,13 @@ class Handoff {
   }
 
  private:
+  ReleaseWhenDestroyed released_last_;  // declared first: destroyed after task_
   Task task_;
 };
 
 template <class Task>
 void enqueue(oneapi::tbb::task_arena& arena, Task task) {
+  handoff_acquire();
   arena.enqueue(Handoff<Task>(std::move(task)));
 }
 

@@ -56,8 +56,12 @@ void ProgressEngine::run_in_background(std::function<void()> task) {
     std::lock_guard lock(mutex_);
     ++background_tasks_;
   }
-  detail::enqueue(arena_, [this, task = std::move(task)] {
-    task();
+  // The task and its captures are destroyed before the count falls, so the
+  // engine's destructor never returns while a worker still holds them.
+  auto held = std::make_shared<std::function<void()>>(std::move(task));
+  detail::enqueue(arena_, [this, held] {
+    (*held)();
+    *held = nullptr;
     std::lock_guard lock(mutex_);
     if (--background_tasks_ == 0) background_done_.notify_all();
   });
