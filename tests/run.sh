@@ -34,4 +34,4 @@ ASAN_OPTIONS=detect_leaks=1 run_tiers build-asan unit sim fuzz
 ASAN_OPTIONS=detect_leaks=0 run_tiers build-asan mpi
 
 eb_build build-tsan -DEARLYBIRD_SANITIZE=thread -DEARLYBIRD_BENCH=OFF --target sim_tests
-TSAN_OPTIONS="halt_on_error=1 suppressions=$EB_ROOT/tests/tsan.supp" run_tiers build-tsan sim
+TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1 suppressions=$EB_ROOT/tests/tsan.supp" run_tiers build-tsan sim
