@@ -265,6 +265,21 @@ void add_simulate(CLI::App& app, SimulateOptions& o) {
   add_csv(*simulate, o);
 }
 
+void add_calibrate(CLI::App& app, CalibrateOptions& o) {
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate",
+      "measures the cost model's alpha, beta, gamma, copy, per_step and per_call for this level, writes the profile "
+      "EARLYBIRD_PROFILE reads, and checks predictions against measured times");
+  calibrate->add_option("--output", o.output, "profile file written by rank 0 (empty: none)")->capture_default_str();
+  calibrate->add_option("--level", o.level, "node or network; default: node when every rank shares one node")
+      ->check(CLI::IsMember({"node", "network"}));
+  add_number(*calibrate, "--budget", o.budget_s, at_least(0), "seconds of timing per algorithm and size");
+  add_sizes(*calibrate, o.validate_sizes, "8,4K,64K,1M,16M");  // validation sizes
+  add_list(*calibrate, "--validate", o.validate_algorithms, "ring,rabenseifner,binomial,recursive_doubling,arrival_chain",
+           "algorithms whose measured time is compared with the model's prediction (--sizes: at which sizes; "
+           "none: skip)");
+}
+
 // Whether this process prints: rank 0 of an mpirun launch, or a process
 // started without one.
 bool prints_messages() {
@@ -310,6 +325,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   PapOptions pap;
   WarmupOptions warmup;
   SimulateOptions simulate;
+  CalibrateOptions calibrate;
   CLI::App app("earlybird's benchmarks; run under mpirun: mpirun -np P eb-bench <job> [options]", "eb-bench");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.require_subcommand(1);
@@ -318,6 +334,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   add_pap(app, pap);
   add_warmup(app, warmup);
   add_simulate(app, simulate);
+  add_calibrate(app, calibrate);
   try {
     reject_unknown_job(app, argc, argv);
     app.parse(argc, argv);
@@ -326,12 +343,13 @@ CommandLine parse_command_line(int argc, char** argv) {
   }
   for (JobOptions* job : {static_cast<JobOptions*>(&sweep), static_cast<JobOptions*>(&overlap),
                           static_cast<JobOptions*>(&pap), static_cast<JobOptions*>(&warmup),
-                          static_cast<JobOptions*>(&simulate)})
+                          static_cast<JobOptions*>(&simulate), static_cast<JobOptions*>(&calibrate)})
     job->command_line = joined(argc, argv);
   if (app.got_subcommand("sweep")) return {JobRequest(std::move(sweep)), 0};
   if (app.got_subcommand("overlap")) return {JobRequest(std::move(overlap)), 0};
   if (app.got_subcommand("warmup")) return {JobRequest(std::move(warmup)), 0};
   if (app.got_subcommand("simulate")) return {JobRequest(std::move(simulate)), 0};
+  if (app.got_subcommand("calibrate")) return {JobRequest(std::move(calibrate)), 0};
   return {JobRequest(std::move(pap)), 0};
 }
 

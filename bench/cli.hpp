@@ -12,7 +12,8 @@
 
 namespace earlybird::bench {
 
-using JobRequest = std::variant<SweepOptions, OverlapOptions, PapOptions, WarmupOptions, SimulateOptions>;
+using JobRequest =
+    std::variant<SweepOptions, OverlapOptions, PapOptions, WarmupOptions, SimulateOptions, CalibrateOptions>;
 
 struct CommandLine {
   std::optional<JobRequest> job;  // none: exit with exit_code (help shown, or an error)

@@ -29,6 +29,7 @@ int run(Communicator& world, const JobRequest& job) {
   if (const auto* sweep = std::get_if<SweepOptions>(&job)) return run_sweep(world, *sweep);
   if (const auto* overlap = std::get_if<OverlapOptions>(&job)) return run_overlap(world, *overlap);
   if (const auto* warmup = std::get_if<WarmupOptions>(&job)) return run_warmup(world, *warmup);
+  if (const auto* calibrate = std::get_if<CalibrateOptions>(&job)) return run_calibrate(world, *calibrate);
   return run_pap(world, std::get<PapOptions>(job));
 }
 

@@ -66,7 +66,19 @@ struct SimulateOptions : JobOptions {
   int path_steps = 12;  // critical-path steps printed (the last ones)
 };
 
+// The cost model's parameters for the level the job runs on (node: every
+// rank on one node; network: otherwise), written as a profile file; then
+// measured times against the model's predictions.
+struct CalibrateOptions : JobOptions {
+  std::string output = "earlybird-profile.txt";  // empty: write nothing
+  std::string level;                             // "node", "network"; empty: from where the ranks are
+  double budget_s = 0.2;                         // timing per algorithm and size
+  std::vector<std::size_t> validate_sizes;       // bytes per rank; empty: no validation
+  std::vector<std::string> validate_algorithms;
+};
+
 int run_sweep(Communicator& comm, const SweepOptions& options);
+int run_calibrate(Communicator& comm, const CalibrateOptions& options);
 int run_overlap(Communicator& comm, const OverlapOptions& options);
 // Arrival-pattern benchmark (Proficz 2018).
 int run_pap(Communicator& comm, const PapOptions& options);

@@ -14,26 +14,13 @@
 #include "contenders.hpp"
 #include "format.hpp"
 #include "jobs.hpp"
+#include "measure.hpp"
 #include "mpi_tuned.hpp"
 
 namespace earlybird::bench {
 namespace {
 
 constexpr const char* kMpiDefault = "mpi:default";
-
-// What one contender did at one size.
-struct Outcome {
-  Stats stats;
-  long long wrong = 0;
-  std::string error;  // non-empty: failed while warming up, not timed
-  bool timed() const { return error.empty(); }
-};
-
-struct SizeResult {
-  std::size_t bytes = 0;  // per rank: count x 4 (per block for allgather, reduce_scatter)
-  int iterations = 0;
-  std::vector<Outcome> outcomes;  // one per contender, same order
-};
 
 // ---- contenders ----------------------------------------------------------
 
@@ -64,88 +51,6 @@ void add_forced_mpi(const CollectiveSpec& spec, const std::vector<std::string>& 
     owned.comms.push_back(forcing.forced_comm(algorithm, MPI_COMM_WORLD));
     contenders.push_back(mpi_contender(spec, "mpi:" + algorithm.name, owned.comms.back()));
   }
-}
-
-// ---- measurement ---------------------------------------------------------
-
-double timed_call(const Contender& contender, Buffers& buffers) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
-  contender.call(buffers);
-  return MPI_Wtime() - t0;
-}
-
-// The error message of one untimed call, or "" when it succeeded.
-std::string try_call(const CollectiveSpec& spec, const Contender& contender, Buffers& buffers) {
-  reset_output(spec, buffers);
-  try {
-    contender.call(buffers);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// Makes every rank agree that a contender failed when any rank saw it fail.
-std::string agreed_error(std::string local) {
-  int failed = local.empty() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (failed && local.empty()) local = "failed on another rank";
-  return local;
-}
-
-// Two untimed rounds; the MPI default's result becomes the reference.
-// Contenders that fail are marked and left out from then on.
-void warm_up(const CollectiveSpec& spec, const std::vector<Contender>& contenders, Buffers& buffers,
-             std::vector<Outcome>& outcomes) {
-  for (int round = 0; round < 2; ++round)
-    for (std::size_t i = 0; i < contenders.size(); ++i) {
-      if (!outcomes[i].timed()) continue;
-      outcomes[i].error = agreed_error(try_call(spec, contenders[i], buffers));
-      if (i == 0) buffers.reference = buffers.output;
-    }
-}
-
-int iterations_for_round(const std::vector<Contender>& contenders, const std::vector<Outcome>& outcomes,
-                         Buffers& buffers, double budget_per_contender) {
-  double round = 0;
-  int timed = 0;
-  for (std::size_t i = 0; i < contenders.size(); ++i)
-    if (outcomes[i].timed()) {
-      round += timed_call(contenders[i], buffers);
-      ++timed;
-    }
-  MPI_Allreduce(MPI_IN_PLACE, &round, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return iterations_for(round, budget_per_contender * timed, 5, 400);
-}
-
-// Per contender: iteration times, and 1.0 where the result was wrong.
-struct Samples {
-  std::vector<double> seconds, wrong;
-};
-
-SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>& contenders, std::size_t count,
-                        double budget, int rank, int ranks) {
-  Buffers buffers = make_buffers(spec, rank, ranks, count);
-  SizeResult result;
-  result.bytes = count * sizeof(float);
-  result.outcomes.resize(contenders.size());
-  warm_up(spec, contenders, buffers, result.outcomes);
-  result.iterations = iterations_for_round(contenders, result.outcomes, buffers, budget);
-  std::vector<Samples> samples(contenders.size());
-  for (int k = 0; k < result.iterations; ++k)
-    for (std::size_t i = 0; i < contenders.size(); ++i) {
-      if (!result.outcomes[i].timed()) continue;
-      reset_output(spec, buffers);
-      samples[i].seconds.push_back(timed_call(contenders[i], buffers));
-      samples[i].wrong.push_back(output_matches(spec, buffers) ? 0.0 : 1.0);
-    }
-  for (std::size_t i = 0; i < contenders.size(); ++i) {
-    if (!result.outcomes[i].timed()) continue;
-    result.outcomes[i].stats = stats_of(max_over_ranks(samples[i].seconds, MPI_COMM_WORLD));
-    result.outcomes[i].wrong = wrong_iterations(samples[i].wrong);
-  }
-  return result;
 }
 
 // ---- reporting -----------------------------------------------------------

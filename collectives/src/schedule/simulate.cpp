@@ -23,9 +23,9 @@ double cost_of(const Step& step, std::size_t elem_bytes, const CostModel& model)
   const double bytes = static_cast<double>(step.src.range.count * elem_bytes);
   switch (step.kind) {
     case StepKind::put:
-    case StepKind::get: return model.alpha + model.beta * bytes;
-    case StepKind::reduce: return model.gamma * bytes;
-    case StepKind::copy: return model.copy_cost() * bytes;
+    case StepKind::get: return model.per_step + model.alpha + model.beta * bytes;
+    case StepKind::reduce: return model.per_step + model.gamma * bytes;
+    case StepKind::copy: return model.per_step + model.copy_cost() * bytes;
   }
   return 0;
 }
@@ -172,8 +172,8 @@ Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const Cost
   if (!arrivals.empty() && arrivals.size() != static_cast<std::size_t>(schedule.ranks()))
     throw std::invalid_argument("simulate: " + std::to_string(arrivals.size()) + " arrival times for " +
                                 std::to_string(schedule.ranks()) + " ranks");
-  if (model.alpha < 0 || model.beta < 0 || model.gamma < 0)
-    throw std::invalid_argument("simulate: alpha, beta and gamma must not be negative");
+  if (model.alpha < 0 || model.beta < 0 || model.gamma < 0 || model.per_step < 0)
+    throw std::invalid_argument("simulate: alpha, beta, gamma and per_step must not be negative");
   return Simulator(schedule, elem_bytes, model, arrivals).run();
 }
 

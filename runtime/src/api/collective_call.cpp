@@ -2,6 +2,8 @@
 
 #include "../config/algorithm_choice.hpp"
 
+#include <cstdio>
+
 namespace earlybird::detail {
 namespace {
 
@@ -16,10 +18,14 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
 
 }  // namespace
 
-std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct) {
+std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, bool log) {
   if (!call.options.algorithm.empty()) return call.options.algorithm;
   const bool commutative = !call.reduces() || call.op.commutative();
-  return config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative, direct);
+  std::string explanation;
+  std::string chosen = config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative,
+                                                 direct, &explanation);
+  if (log && !explanation.empty()) std::fputs(explanation.c_str(), stderr);
+  return chosen;
 }
 
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {

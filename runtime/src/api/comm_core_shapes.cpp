@@ -82,7 +82,13 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.input = nullptr;
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
-  p->algorithm = choose_algorithm(call, size_, !direct_windows_.empty());
+  try {
+    p->algorithm = choose_algorithm(call, size_, !direct_windows_.empty(), options_.verbose && rank_ == 0);
+  } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
+    p->description = describe(call, "auto", rank_, size_);
+    p->invalid = e.what();
+    return p;
+  }
   p->description = describe(call, p->algorithm, rank_, size_);
   p->invalid = shape_problem(call, p->algorithm, size_);
   if (!p->invalid.empty()) return p;

@@ -1,48 +1,99 @@
 #include "algorithm_choice.hpp"
 
-#include <initializer_list>
+#include <earlybird/error.hpp>
+
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
 
 namespace earlybird::config {
 namespace {
 
 using coll::Collective;
 
-// The first of `preferred` that exists and suits the operator; otherwise the
-// first algorithm of the collective that suits it.
-std::string first_suitable(Collective collective, std::initializer_list<const char*> preferred, bool commutative) {
-  auto suits = [&](const coll::Algorithm* a) {
-    return a && a->arrival == coll::ArrivalOrder::none && (commutative || !a->needs_commutative);
-  };
-  for (const char* name : preferred)
-    if (suits(coll::find_algorithm(collective, name))) return name;
+// The model's choice depends on these only, so every rank of a communicator
+// reaches the same one whatever it decided before.
+struct ChoiceKey {
+  Collective collective;
+  int ranks;            // min(P, kModelRanks)
+  std::size_t bytes;    // the size class's upper bound: a power of two
+  bool commutative;
+  bool direct;
+  auto operator<=>(const ChoiceKey&) const = default;
+};
+
+// Float elements of the size class (what the model simulates).
+constexpr std::size_t kModelElemBytes = 4;
+
+std::string explain(const ChoiceKey& key, const std::vector<coll::Prediction>& ranked) {
+  char line[160];
+  std::snprintf(line, sizeof line, "earlybird: auto for %s, P = %d%s, up to %zu B, %scommutative (%s level): ",
+                coll::to_string(key.collective), key.ranks, key.ranks == kModelRanks ? "+" : "", key.bytes,
+                key.commutative ? "" : "non-", key.direct ? "node" : "network");
+  std::string text = line;
+  for (std::size_t i = 0; i < ranked.size() && i < 4; ++i) {
+    std::snprintf(line, sizeof line, "%s%s %.1f us", i ? ", " : "", std::string(ranked[i].algorithm).c_str(),
+                  ranked[i].seconds * 1e6);
+    text += line;
+  }
+  return text + "\n";
+}
+
+// The model's ranking for `key`, cached for the process.
+const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* explanation) {
+  static std::mutex mutex;
+  static std::map<ChoiceKey, std::vector<coll::Prediction>> cache;
+  std::lock_guard lock(mutex);
+  auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  const coll::MachineProfile& profile = machine_profile();
+  auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / kModelElemBytes, kModelElemBytes,
+                                  key.commutative, key.direct ? profile.node : profile.network);
+  if (explanation) *explanation = explain(key, ranked);
+  return cache.emplace(key, std::move(ranked)).first->second;
+}
+
+// Any algorithm of `collective` that suits the operator (one rank, no data:
+// nothing to compare).
+std::string first_suitable(Collective collective, bool commutative) {
   for (const auto& a : coll::algorithms(collective))
-    if (suits(&a)) return std::string(a.name);
+    if (a.arrival == coll::ArrivalOrder::none && !a.runs_inline && (commutative || !a.needs_commutative))
+      return std::string(a.name);
   return "";
 }
 
 }  // namespace
 
-// Few rounds for small vectors, bandwidth-optimal algorithms for large ones
-// (docs/benchmarks.md: P = 2 and 4 on one node); the inline lines for tiny
-// calls where every window is directly reachable.
-std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct) {
-  const bool small = bytes <= 32 * 1024;
+const coll::MachineProfile& machine_profile() {
+  static const coll::MachineProfile profile = [] {
+    const char* path = std::getenv("EARLYBIRD_PROFILE");
+    if (!path || !*path) return coll::default_profile();
+    try {
+      return coll::read_profile(path);
+    } catch (const std::invalid_argument& e) {
+      throw Error(std::string("earlybird: EARLYBIRD_PROFILE: ") + e.what());
+    }
+  }();
+  return profile;
+}
+
+std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
+                              std::string* explanation) {
   // What one rank publishes on the inline lines: reduce-scatter its P blocks.
   const std::size_t published = collective == Collective::reduce_scatter ? bytes * static_cast<std::size_t>(ranks) : bytes;
-  if (direct && ranks > 1 && published <= kInlineFlagsBytes) return first_suitable(collective, {"inline_flags"}, commutative);
-  switch (collective) {
-    case Collective::allreduce:
-      if (ranks <= 2) return first_suitable(collective, {small ? "recursive_doubling" : "ring", "rabenseifner"}, commutative);
-      if (small) return first_suitable(collective, {"recursive_doubling", "binomial"}, commutative);
-      return first_suitable(collective, {bytes <= 4 * 1024 * 1024 ? "rabenseifner" : "ring", "rabenseifner"},
-                            commutative);
-    case Collective::reduce: return first_suitable(collective, {small ? "binary_tree" : "chain"}, commutative);
-    case Collective::bcast: return first_suitable(collective, {"binary_tree"}, true);
-    case Collective::allgather: return first_suitable(collective, {small ? "recursive_doubling" : "ring"}, true);
-    case Collective::reduce_scatter:
-      return first_suitable(collective, {small ? "recursive_halving" : "ring"}, commutative);
+  if (direct && ranks > 1 && published <= kInlineFlagsBytes) {
+    const coll::Algorithm* inline_flags = coll::find_algorithm(collective, "inline_flags");
+    if (inline_flags && (commutative || !inline_flags->needs_commutative)) return "inline_flags";
   }
-  return "";
+  if (ranks <= 1 || bytes == 0) return first_suitable(collective, commutative);
+  const ChoiceKey key{collective, std::min(ranks, kModelRanks), std::bit_ceil(bytes), commutative, direct};
+  const auto& ranked = ranking(key, explanation);
+  return ranked.empty() ? "" : std::string(ranked.front().algorithm);
 }
 
 }  // namespace earlybird::config

@@ -1,10 +1,12 @@
-// The algorithm a collective runs when the call names none: a hand-written
-// table by collective, size and P, from the sweeps in docs/benchmarks.md, until
-// the cost model replaces it. Shared by the runtime and the PMPI library (which
-// logs the choice), so both always agree.
+// The algorithm a collective runs when the call names none (`auto`): the
+// cost model's choice (collectives/predict.hpp) over the catalogue, per
+// collective, P, size class and operator commutativity, cached for the
+// process. Shared by the runtime and the PMPI library (which logs the
+// choice), so both always agree.
 #pragma once
 
 #include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/predict.hpp>
 
 #include <cstddef>
 #include <string>
@@ -13,14 +15,27 @@ namespace earlybird::config {
 
 // Calls publishing up to this many bytes per rank on a communicator whose
 // windows are all directly reachable run inline_flags (runtime/src/exec/inline_collective.hpp:
-// 8 cache lines of 56 data bytes).
+// 8 cache lines of 56 data bytes): no steps, so nothing the model could
+// compare; it is the node's path for tiny calls.
 constexpr std::size_t kInlineFlagsBytes = 448;
+
+// The model predicts at most this many ranks (a larger communicator takes
+// the choice for this many) until per-rank plans make large schedules cheap.
+constexpr int kModelRanks = 64;
+
+// The machine profile: the file EARLYBIRD_PROFILE names (read once; a file
+// that cannot be read or parsed is an earlybird::Error naming the variable),
+// else coll::default_profile().
+const coll::MachineProfile& machine_profile();
 
 // `bytes`: count x element size (per block for allgather and reduce-scatter);
 // `commutative`: whether the operator may be applied out of rank order
 // (true for collectives that reduce nothing); `direct`: every rank's window
-// is directly reachable (one node, shared window). "" when no algorithm suits.
+// is directly reachable (one node, shared window: the node level; else the
+// network level). "" when no algorithm suits. `explanation`, when given,
+// receives the choice and the runners-up's predicted times the first time
+// this class is decided in the process (else it is left empty).
 std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
-                              bool direct = false);
+                              bool direct = false, std::string* explanation = nullptr);
 
 }  // namespace earlybird::config

@@ -8,6 +8,8 @@
 //   direction; a put's sender is its owner, a get's is the peer);
 // - a reduction of b bytes costs gamma * b on its owner's CPU, a copy
 //   copy_per_byte * b (a memory-bound pass; gamma when not given);
+// - every step also costs per_step (the runtime's own cost of running a
+//   step as a task: dependency counting, the hand-off to a worker);
 // - a rank starts nothing before it arrives (arrivals, seconds; all 0 when
 //   empty); a put into a rank that has not arrived is allowed (its window
 //   exists: earlybird's arrival-ordered algorithms rely on it);
@@ -30,6 +32,7 @@ struct CostModel {
   double beta = 0;           // seconds per byte transferred
   double gamma = 0;          // seconds per byte reduced
   double copy_per_byte = -1; // seconds per byte copied; < 0: gamma
+  double per_step = 0;       // seconds every step costs beyond its transfer or its bytes
   double copy_cost() const { return copy_per_byte < 0 ? gamma : copy_per_byte; }
 };
 

@@ -1,0 +1,61 @@
+// The cost model's predictions: how long a catalogue algorithm would take,
+// from its schedule run by the schedule simulator (simulate.hpp), and the
+// machine profile holding the model's parameters per level.
+//
+// Levels: `node` is a communicator whose every window the runtime can load
+// and store directly (one node, shared window); `network` is any other (ranks
+// on several nodes, or the point-to-point transport). `eb-bench calibrate`
+// measures one level and writes a profile file; the runtime reads the file
+// named by EARLYBIRD_PROFILE, else the defaults below (docs/algorithms.md,
+// "The cost model").
+#pragma once
+
+#include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/simulate.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace earlybird::coll {
+
+struct LevelCosts {
+  CostModel model;
+  double per_call = 0;  // seconds every collective costs once, whatever its schedule
+};
+
+struct MachineProfile {
+  LevelCosts node;
+  LevelCosts network;
+  std::string source = "defaults";  // the file it was read from
+};
+
+// Measured on the project's 2-core VM (docs/benchmarks.md, "Calibration"):
+// node from `eb-bench calibrate` at P = 2 on one node; network from the
+// emulated hosts at 1 Gbit/s.
+MachineProfile default_profile();
+
+// The profile file: `level.key = value` lines (level: node, network; key:
+// alpha, beta, gamma, copy, per_step, per_call; seconds and seconds per
+// byte), '#' starts a comment; keys not given keep their defaults. Throws
+// std::invalid_argument naming the file, the line and the problem.
+MachineProfile read_profile(const std::string& path);
+std::string format_profile(const MachineProfile& profile);
+
+// The model's time for `algorithm` over `ranks` ranks and `count` elements
+// of `elem_bytes` bytes: the simulated schedule's time plus per_call.
+double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
+               const LevelCosts& costs);
+
+struct Prediction {
+  std::string_view algorithm;
+  double seconds;
+};
+
+// Every algorithm of `collective` that `auto` may choose (not arrival-ordered,
+// not run on inline flag lines, commutativity suiting the operator), with its
+// prediction, fastest first (ties: catalogue order).
+std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
+                                    bool commutative, const LevelCosts& costs);
+
+}  // namespace earlybird::coll

@@ -1,0 +1,115 @@
+#include <earlybird/collectives/predict.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace earlybird::coll {
+namespace {
+
+LevelCosts& level_named(MachineProfile& profile, std::string_view level) {
+  if (level == "node") return profile.node;
+  if (level == "network") return profile.network;
+  throw std::invalid_argument("unknown level '" + std::string(level) + "' (node, network)");
+}
+
+double& field_named(LevelCosts& costs, std::string_view key) {
+  if (key == "alpha") return costs.model.alpha;
+  if (key == "beta") return costs.model.beta;
+  if (key == "gamma") return costs.model.gamma;
+  if (key == "copy") return costs.model.copy_per_byte;
+  if (key == "per_step") return costs.model.per_step;
+  if (key == "per_call") return costs.per_call;
+  throw std::invalid_argument("unknown key '" + std::string(key) + "' (alpha, beta, gamma, copy, per_step, per_call)");
+}
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+// One `level.key = value` line into `profile`.
+void apply_line(MachineProfile& profile, const std::string& line) {
+  const auto equals = line.find('=');
+  const std::string name = trimmed(line.substr(0, equals));
+  const auto dot = name.find('.');
+  if (equals == std::string::npos || dot == std::string::npos) throw std::invalid_argument("expected level.key = value");
+  double& field = field_named(level_named(profile, name.substr(0, dot)), name.substr(dot + 1));
+  const std::string value = trimmed(line.substr(equals + 1));
+  std::size_t used = 0;
+  double parsed = 0;
+  try {
+    parsed = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || parsed < 0)
+    throw std::invalid_argument("'" + value + "' is not a non-negative number");
+  field = parsed;
+}
+
+void format_level(std::ostringstream& out, const char* level, const LevelCosts& c) {
+  out << level << ".alpha = " << c.model.alpha << '\n'
+      << level << ".beta = " << c.model.beta << '\n'
+      << level << ".gamma = " << c.model.gamma << '\n'
+      << level << ".copy = " << c.model.copy_cost() << '\n'
+      << level << ".per_step = " << c.model.per_step << '\n'
+      << level << ".per_call = " << c.per_call << '\n';
+}
+
+}  // namespace
+
+MachineProfile default_profile() {
+  MachineProfile profile;
+  profile.node = {CostModel{2.6e-6, 1.2e-10, 1.5e-10, 1.0e-10, 0.4e-6}, 3.0e-6};
+  profile.network = {CostModel{45e-6, 8.2e-9, 1.5e-10, 1.0e-10, 0.4e-6}, 5.0e-6};
+  return profile;
+}
+
+MachineProfile read_profile(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::invalid_argument("profile " + path + ": cannot be read");
+  MachineProfile profile = default_profile();
+  profile.source = path;
+  std::string line;
+  for (int number = 1; std::getline(file, line); ++number) {
+    line = trimmed(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    try {
+      apply_line(profile, line);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("profile " + path + ", line " + std::to_string(number) + ": " + e.what());
+    }
+  }
+  return profile;
+}
+
+std::string format_profile(const MachineProfile& profile) {
+  std::ostringstream out;
+  out.precision(4);
+  format_level(out, "node", profile.node);
+  format_level(out, "network", profile.network);
+  return out.str();
+}
+
+double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
+               const LevelCosts& costs) {
+  const Schedule schedule = algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes);
+  return simulate(schedule, elem_bytes, costs.model).time + costs.per_call;
+}
+
+std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
+                                    bool commutative, const LevelCosts& costs) {
+  std::vector<Prediction> predictions;
+  for (const Algorithm& a : algorithms(collective)) {
+    if (a.arrival != ArrivalOrder::none || a.runs_inline || (a.needs_commutative && !commutative)) continue;
+    predictions.push_back({a.name, predict(a, ranks, count, elem_bytes, costs)});
+  }
+  std::stable_sort(predictions.begin(), predictions.end(),
+                   [](const Prediction& x, const Prediction& y) { return x.seconds < y.seconds; });
+  return predictions;
+}
+
+}  // namespace earlybird::coll

@@ -1,0 +1,139 @@
+// The cost model (collectives/src/schedule/predict.cpp) and the choice `auto`
+// makes from it (runtime/src/config/algorithm_choice.cpp): predictions equal
+// hand-computed values for small cases, the profile file reads back what was
+// written and names the line of a bad value, and auto takes the model's
+// first choice — which moves from few-round to bandwidth-optimal algorithms
+// as a profile's costs move from latency to bandwidth.
+#include <doctest/doctest.h>
+
+#include <earlybird/collectives/builder.hpp>
+#include <earlybird/collectives/predict.hpp>
+
+#include <bit>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "config/algorithm_choice.hpp"
+
+using namespace earlybird::coll;
+
+namespace {
+
+const Algorithm& allreduce(const char* name) {
+  const Algorithm* a = find_algorithm(Collective::allreduce, name);
+  REQUIRE(a);
+  return *a;
+}
+
+std::string written(const std::string& text) {
+  const std::string path = "test_predict_profile.txt";
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("predict: hand-computed times") {
+  // alpha only: the round count (recursive doubling log2 P, ring 2(P - 1)), plus per_call.
+  const LevelCosts latency{CostModel{1.0, 0, 0, 0, 0}, 0.5};
+  CHECK(predict(allreduce("recursive_doubling"), 8, 64, 4, latency) == doctest::Approx(3.5));
+  CHECK(predict(allreduce("ring"), 4, 64, 4, latency) == doctest::Approx(6.5));
+  // Recursive doubling at P = 2, 16 floats: a put (alpha + 64 beta) then a
+  // reduction of 64 bytes (64 gamma), each also per_step.
+  const LevelCosts all{CostModel{1.0, 0.01, 0.02, 0.03, 0.25}, 0};
+  CHECK(predict(allreduce("recursive_doubling"), 2, 16, 4, all) ==
+        doctest::Approx(0.25 + 1.0 + 64 * 0.01 + 0.25 + 64 * 0.02));
+}
+
+TEST_CASE("predict_all: fastest first, only what auto may take") {
+  const LevelCosts costs = default_profile().node;
+  const auto ranked = predict_all(Collective::allreduce, 4, 1024, 4, /*commutative=*/false, costs);
+  REQUIRE(!ranked.empty());
+  for (std::size_t i = 1; i < ranked.size(); ++i) CHECK(ranked[i - 1].seconds <= ranked[i].seconds);
+  for (const Prediction& p : ranked) {
+    const Algorithm* a = find_algorithm(Collective::allreduce, p.algorithm);
+    CHECK_FALSE(a->needs_commutative);
+    CHECK(a->arrival == ArrivalOrder::none);
+    CHECK_FALSE(a->runs_inline);
+  }
+}
+
+TEST_CASE("predict_all: latency-bound profiles pick few rounds, bandwidth-bound ones few bytes") {
+  const LevelCosts latency{CostModel{10e-6, 0, 0, 0, 0}, 0};
+  const auto few_rounds = predict_all(Collective::allreduce, 16, 1 << 16, 4, true, latency).front();
+  CHECK(predict(allreduce(std::string(few_rounds.algorithm).c_str()), 16, 1 << 16, 4, latency) ==
+        doctest::Approx(4 * 10e-6));  // log2 16 rounds: nothing does better
+  const LevelCosts bandwidth{CostModel{0, 1e-9, 0, 0, 0}, 0};
+  const auto ranked = predict_all(Collective::allreduce, 16, 1 << 20, 4, true, bandwidth);
+  // The bandwidth lower bound: 2 (P - 1) / P x m bytes through one port.
+  CHECK(ranked.front().seconds <= 2.0 * 15 / 16 * (4 << 20) * 1e-9 * 1.01);
+  for (const Prediction& p : ranked)
+    if (p.algorithm == "recursive_doubling" || p.algorithm == "linear") CHECK(p.seconds > 2 * ranked.front().seconds);
+}
+
+TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
+  MachineProfile profile = default_profile();
+  profile.node.model.alpha = 1.25e-6;
+  profile.network.model.beta = 3e-9;
+  profile.network.per_call = 7e-6;
+  const MachineProfile read = read_profile(written("# calibrated\n" + format_profile(profile)));
+  CHECK(read.node.model.alpha == doctest::Approx(1.25e-6));
+  CHECK(read.network.model.beta == doctest::Approx(3e-9));
+  CHECK(read.network.per_call == doctest::Approx(7e-6));
+  CHECK(read.node.model.gamma == doctest::Approx(profile.node.model.gamma));
+
+  const MachineProfile partial = read_profile(written("node.per_step = 1e-6  # the rest: defaults\n"));
+  CHECK(partial.node.model.per_step == doctest::Approx(1e-6));
+  CHECK(partial.network.model.alpha == doctest::Approx(default_profile().network.model.alpha));
+
+  auto message = [](const std::string& text) {
+    try {
+      read_profile(written(text));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message("node.alpha = 1e-6\nnode.beta = fast\n").find("line 2: 'fast' is not a non-negative number") !=
+        std::string::npos);
+  CHECK(message("core.alpha = 1\n").find("line 1: unknown level 'core'") != std::string::npos);
+  CHECK(message("node.delta = 1\n").find("unknown key 'delta'") != std::string::npos);
+  CHECK(message("node.alpha = -1\n").find("not a non-negative number") != std::string::npos);
+  CHECK(message("node.alpha 1\n").find("expected level.key = value") != std::string::npos);
+  std::remove("test_predict_profile.txt");
+  CHECK_THROWS_AS(read_profile("test_predict_profile.txt"), std::invalid_argument);
+}
+
+TEST_CASE("auto: the model's first choice for the call's size class; the inline lines for tiny direct calls") {
+  using earlybird::config::default_algorithm;
+  const MachineProfile& profile = earlybird::config::machine_profile();  // no EARLYBIRD_PROFILE here: defaults
+  for (bool direct : {false, true})
+    for (int ranks : {2, 3, 4, 8})
+      for (std::size_t bytes : {std::size_t{1000}, std::size_t{4096}, std::size_t{65536 + 4}, std::size_t{3 << 20}}) {
+        const std::size_t class_bytes = std::bit_ceil(bytes);
+        const auto ranked = predict_all(Collective::allreduce, ranks, class_bytes / 4, 4, true,
+                                        direct ? profile.node : profile.network);
+        CAPTURE(ranks);
+        CAPTURE(bytes);
+        CHECK(default_algorithm(Collective::allreduce, bytes, ranks, true, direct) == ranked.front().algorithm);
+      }
+  CHECK(default_algorithm(Collective::allreduce, 448, 4, true, true) == "inline_flags");
+  CHECK(default_algorithm(Collective::allreduce, 448, 4, true, false) != "inline_flags");
+  // Reduce-scatter publishes its P blocks: 4 x 128 B > 448 B.
+  CHECK(default_algorithm(Collective::reduce_scatter, 128, 4, true, true) != "inline_flags");
+  // Every collective but reduce-scatter (whose algorithms all reduce out of
+  // rank order: "" then, and the call fails naming why) gets an algorithm
+  // that suits a non-commutative operator.
+  CHECK(default_algorithm(Collective::reduce_scatter, 1 << 20, 5, false, false).empty());
+  for (Collective c : {Collective::allreduce, Collective::reduce, Collective::bcast, Collective::allgather}) {
+    const std::string name = default_algorithm(c, 1 << 20, 5, false, false);
+    const Algorithm* a = find_algorithm(c, name);
+    REQUIRE(a);
+    CHECK_FALSE(a->needs_commutative);
+  }
+  // A communicator beyond kModelRanks takes the choice made for kModelRanks.
+  CHECK(default_algorithm(Collective::allreduce, 1 << 20, 1000, true) ==
+        default_algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
+}
