@@ -63,8 +63,10 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
 
 MachineProfile default_profile() {
   MachineProfile profile;
-  profile.node = {CostModel{2.6e-6, 1.2e-10, 1.5e-10, 1.0e-10, 0.4e-6}, 3.0e-6};
-  profile.network = {CostModel{45e-6, 8.2e-9, 1.5e-10, 1.0e-10, 0.4e-6}, 5.0e-6};
+  // eb-bench calibrate, P = 2, one node (2-core VM, Open MPI 4.1.4), 2026-11-24.
+  profile.node = {CostModel{1.46e-7, 1.05e-10, 5.59e-11, 5.53e-11, 0}, 5.1e-7};
+  // The same, 2 emulated hosts x 1 rank, 1 Gbit/s (scripts/cluster.sh), 2026-11-24.
+  profile.network = {CostModel{1.17e-5, 6.81e-9, 5.57e-11, 4.47e-11, 0}, 1.25e-5};
   return profile;
 }
 

@@ -30,7 +30,7 @@ struct MachineProfile {
   std::string source = "defaults";  // the file it was read from
 };
 
-// Measured on the project's 2-core VM (docs/benchmarks.md, "Calibration"):
+// Measured on the project's 2-core VM (docs/benchmarks.md, "The cost model"):
 // node from `eb-bench calibrate` at P = 2 on one node; network from the
 // emulated hosts at 1 Gbit/s.
 MachineProfile default_profile();
