@@ -3,6 +3,7 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <earlybird/collectives/predict.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -28,18 +29,7 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-double parse_number(const std::string& text) {
-  std::size_t end = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
-  if (end == 0 || end != text.size() || !std::isfinite(value) || value < 0)
-    throw std::invalid_argument("'" + text + "' is not a non-negative number");
-  return value;
-}
+double parse_number(const std::string& text) { return coll::parse_non_negative(text); }
 
 double suffix_scale(char suffix) {
   switch (suffix) {

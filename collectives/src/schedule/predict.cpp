@@ -1,6 +1,7 @@
 #include <earlybird/collectives/predict.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -37,17 +38,7 @@ void apply_line(MachineProfile& profile, const std::string& line) {
   const auto dot = name.find('.');
   if (equals == std::string::npos || dot == std::string::npos) throw std::invalid_argument("expected level.key = value");
   double& field = field_named(level_named(profile, name.substr(0, dot)), name.substr(dot + 1));
-  const std::string value = trimmed(line.substr(equals + 1));
-  std::size_t used = 0;
-  double parsed = 0;
-  try {
-    parsed = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != value.size() || parsed < 0)
-    throw std::invalid_argument("'" + value + "' is not a non-negative number");
-  field = parsed;
+  field = parse_non_negative(trimmed(line.substr(equals + 1)));
 }
 
 void format_level(std::ostringstream& out, const char* level, const LevelCosts& c) {
@@ -60,6 +51,19 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
 }
 
 }  // namespace
+
+double parse_non_negative(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0)
+    throw std::invalid_argument("'" + text + "' is not a non-negative number");
+  return value;
+}
 
 MachineProfile default_profile() {
   MachineProfile profile;

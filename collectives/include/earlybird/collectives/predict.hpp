@@ -41,6 +41,10 @@ MachineProfile default_profile();
 // std::invalid_argument naming the file, the line and the problem.
 MachineProfile read_profile(const std::string& path);
 std::string format_profile(const MachineProfile& profile);
+// A finite number >= 0 spelled out in full (the profile's values, eb-bench's
+// numeric options); throws std::invalid_argument "'text' is not a
+// non-negative number".
+double parse_non_negative(const std::string& text);
 
 // The model's time for `algorithm` over `ranks` ranks and `count` elements
 // of `elem_bytes` bytes: the simulated schedule's time plus per_call.
