@@ -120,6 +120,25 @@ class Communicator {
   Future reduce_scatter_in_place(void* inout, std::size_t count, Datatype type, ReduceOp op,
                                  const CollectiveOptions& options = {});
 
+  // --- sum of outer products (DSOP, seed 004): g = sum over ranks r of
+  // a_r b_r^T on every rank, a of N elements, b of M, g N x M row-major (N
+  // and M the same on every rank; g must not overlap a or b). Integer sums
+  // wrap. options.algorithm: allgather, allreduce, allreduce_ring,
+  // generalized_rabenseifner (docs/algorithms.md, "DSOP"), or empty: the cost
+  // model's choice; the other options apply to every collective it runs. A
+  // collective call like the others (same order on every rank); a and b are
+  // copied before it returns; g is complete when the Future is.
+  // T is deduced from g alone: a and b may be any contiguous range of T
+  // (sum_outer_products<double>(a, b, g) with vectors).
+  template <class T>
+  Future sum_outer_products(std::span<const std::type_identity_t<T>> a, std::span<const std::type_identity_t<T>> b,
+                            std::span<T> g, const CollectiveOptions& options = {}) {
+    if (g.size() != a.size() * b.size()) length_mismatch("sum_outer_products", a.size() * b.size(), g.size());
+    return sum_outer_products(a.data(), b.data(), g.data(), a.size(), b.size(), datatype_of<T>(), options);
+  }
+  Future sum_outer_products(const void* a, const void* b, void* g, std::size_t rows, std::size_t cols, Datatype type,
+                            const CollectiveOptions& options = {});
+
   // --- persistent collectives (persistent.hpp): prepared here, once, with
   // the buffers' addresses; each start() runs the collective. Local: no
   // communication until a start.

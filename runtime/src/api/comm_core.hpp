@@ -52,6 +52,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // Every rank's window is directly reachable (the model's node level).
+  bool direct() const { return !direct_windows_.empty(); }
+  const CommOptions& options() const { return options_; }
 
   Future run(const CollectiveCall& call);
 

@@ -83,7 +83,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
   try {
-    p->algorithm = choose_algorithm(call, size_, !direct_windows_.empty(), options_.verbose && rank_ == 0);
+    p->algorithm = choose_algorithm(call, size_, direct(), options_.verbose && rank_ == 0);
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
     p->description = describe(call, "auto", rank_, size_);
     p->invalid = e.what();
@@ -103,7 +103,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
     return p;
   }
   p->caller_run = caller_may_run(*p);
-  p->runs_inline = p->info->runs_inline && !direct_windows_.empty() && size_ > 1 && p->batch_keys.size() == 1 &&
+  p->runs_inline = p->info->runs_inline && direct() && size_ > 1 && p->batch_keys.size() == 1 &&
                    InlineCollective::published_elems(call.collective, size_, call.count) <=
                        InlineCollective::capacity_elems(size_of(call.type));
   if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);

@@ -96,4 +96,32 @@ std::string default_algorithm(Collective collective, std::size_t bytes, int rank
   return ranked.empty() ? "" : std::string(ranked.front().algorithm);
 }
 
+coll::OuterProductAlgorithm default_outer_product_algorithm(int ranks, std::size_t rows, std::size_t cols,
+                                                            std::size_t elem_bytes, bool direct,
+                                                            std::string* explanation) {
+  using Key = std::tuple<int, std::size_t, std::size_t, std::size_t, bool>;
+  static std::mutex mutex;
+  static std::map<Key, coll::OuterProductAlgorithm> cache;
+  const Key key{std::min(ranks, kModelRanks), rows, cols, elem_bytes, direct};
+  std::lock_guard lock(mutex);
+  if (auto found = cache.find(key); found != cache.end()) return found->second;
+  const coll::MachineProfile& profile = machine_profile();
+  const auto ranked = coll::predict_outer_products(std::get<0>(key), rows, cols, elem_bytes,
+                                                   direct ? profile.node : profile.network);
+  if (explanation) {
+    char line[160];
+    std::snprintf(line, sizeof line, "earlybird: auto for sum_outer_products, P = %d%s, %zu x %zu, %zu-byte elements (%s level): ",
+                  std::get<0>(key), std::get<0>(key) == kModelRanks ? "+" : "", rows, cols, elem_bytes,
+                  direct ? "node" : "network");
+    *explanation = line;
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
+      std::snprintf(line, sizeof line, "%s%s %.1f us", i ? ", " : "", std::string(coll::to_string(ranked[i].algorithm)).c_str(),
+                    ranked[i].seconds * 1e6);
+      *explanation += line;
+    }
+    *explanation += "\n";
+  }
+  return cache.emplace(key, ranked.front().algorithm).first->second;
+}
+
 }  // namespace earlybird::config

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/outer_products.hpp>
 #include <earlybird/collectives/predict.hpp>
 
 #include <cstddef>
@@ -37,5 +38,14 @@ const coll::MachineProfile& machine_profile();
 // this class is decided in the process (else it is left empty).
 std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
                               bool direct = false, std::string* explanation = nullptr);
+
+// Communicator::sum_outer_products when the call names no algorithm: the
+// model's first choice (coll::predict_outer_products) for min(P,
+// kModelRanks), the matrix's rows and columns, the element size and the
+// level; a pure function of those, cached for the process. `explanation` as
+// for default_algorithm.
+coll::OuterProductAlgorithm default_outer_product_algorithm(int ranks, std::size_t rows, std::size_t cols,
+                                                            std::size_t elem_bytes, bool direct,
+                                                            std::string* explanation = nullptr);
 
 }  // namespace earlybird::config
