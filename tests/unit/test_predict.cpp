@@ -137,3 +137,18 @@ TEST_CASE("auto: the model's first choice for the call's size class; the inline 
   CHECK(default_algorithm(Collective::allreduce, 1 << 20, 1000, true) ==
         default_algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
 }
+
+TEST_CASE("predict: counts past kSimulatedCount are extrapolated on the simulated line") {
+  const LevelCosts costs{CostModel{2e-6, 1e-9, 5e-11, 4e-11, 1e-7}, 1e-6};
+  for (const char* name : {"ring", "rabenseifner", "recursive_doubling"}) {
+    CAPTURE(name);
+    const Algorithm& a = allreduce(name);
+    const std::size_t count = 4 * kSimulatedCount + 12;
+    const double simulated =
+        simulate(a.make(8, count, AlgorithmParams{}, 4), 4, costs.model).time + costs.per_call;
+    CHECK(predict(a, 8, count, 4, costs) == doctest::Approx(simulated).epsilon(0.01));
+    CHECK(predict(a, 8, kSimulatedCount, 4, costs) ==
+          doctest::Approx(simulate(a.make(8, kSimulatedCount, AlgorithmParams{}, 4), 4, costs.model).time +
+                          costs.per_call));
+  }
+}

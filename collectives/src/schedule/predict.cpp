@@ -100,10 +100,24 @@ std::string format_profile(const MachineProfile& profile) {
   return out.str();
 }
 
+namespace {
+
+double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
+                 const CostModel& model) {
+  return simulate(algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes), elem_bytes, model).time;
+}
+
+}  // namespace
+
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs) {
-  const Schedule schedule = algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes);
-  return simulate(schedule, elem_bytes, costs.model).time + costs.per_call;
+  if (count <= kSimulatedCount) return simulated(algorithm, ranks, count, elem_bytes, costs.model) + costs.per_call;
+  // Linear in the count from here on: the line through the simulations at
+  // kSimulatedCount / 2 and kSimulatedCount.
+  const double full = simulated(algorithm, ranks, kSimulatedCount, elem_bytes, costs.model);
+  const double half = simulated(algorithm, ranks, kSimulatedCount / 2, elem_bytes, costs.model);
+  const double per_element = (full - half) / static_cast<double>(kSimulatedCount / 2);
+  return full + per_element * static_cast<double>(count - kSimulatedCount) + costs.per_call;
 }
 
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,

@@ -46,8 +46,15 @@ std::string format_profile(const MachineProfile& profile);
 // non-negative number".
 double parse_non_negative(const std::string& text);
 
+// Counts up to this many elements are simulated; larger ones extrapolated
+// (a schedule's steps, and so the simulation's time, grow with the count for
+// segmented algorithms, and every size past a few MiB is bandwidth-bound).
+constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
+
 // The model's time for `algorithm` over `ranks` ranks and `count` elements
-// of `elem_bytes` bytes: the simulated schedule's time plus per_call.
+// of `elem_bytes` bytes: the simulated schedule's time plus per_call; above
+// kSimulatedCount, the line through the times at kSimulatedCount / 2 and
+// kSimulatedCount.
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs);
 
