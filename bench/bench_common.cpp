@@ -129,4 +129,14 @@ int iterations_for(double seconds_per_iteration, double budget_s, int min_iters,
   return static_cast<int>(std::clamp(n, static_cast<double>(min_iters), static_cast<double>(max_iters)));
 }
 
+bool on_one_node() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0, world_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  MPI_Comm_free(&node);
+  return node_size == world_size;
+}
+
 }  // namespace earlybird::bench

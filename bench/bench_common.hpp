@@ -29,6 +29,9 @@ std::vector<double> mean_over_ranks(const std::vector<double>& local, MPI_Comm c
 // printed (rank 0) above every table.
 void print_run_header(const char* job, const std::string& command_line, MPI_Comm comm);
 
+// Every rank of MPI_COMM_WORLD on one node (the model's node level).
+bool on_one_node();
+
 // Writes rows to a CSV file on rank 0 (no-op when path is empty).
 class Csv {
  public:

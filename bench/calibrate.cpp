@@ -215,16 +215,6 @@ void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCo
   if (rank == 0) std::printf("# %d of %d predictions within 25 %% of the measured time\n", within, total);
 }
 
-bool on_one_node() {
-  MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_size = 0, world_size = 0;
-  MPI_Comm_size(node, &node_size);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  MPI_Comm_free(&node);
-  return node_size == world_size;
-}
-
 void write_profile(const CalibrateOptions& o, const coll::MachineProfile& profile, const std::string& level,
                    int ranks) {
   std::ofstream out(o.output);

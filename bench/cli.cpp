@@ -3,6 +3,7 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <earlybird/collectives/outer_products.hpp>
 #include <earlybird/collectives/predict.hpp>
 #include <algorithm>
 #include <cmath>
@@ -270,6 +271,23 @@ void add_calibrate(CLI::App& app, CalibrateOptions& o) {
            "none: skip)");
 }
 
+void add_dsop(CLI::App& app, DsopOptions& o) {
+  CLI::App* dsop = app.add_subcommand(
+      "dsop",
+      "sum of outer products (seed 004): every algorithm of Communicator::sum_outer_products against the local "
+      "product + MPI_Allreduce of the matrix, float32, with the model's predictions");
+  add_parsed(*dsop, "--dims", o.dims, [](const std::string& text) {
+    std::vector<std::size_t> dims;
+    for (const auto& item : split_list(text)) dims.push_back(static_cast<std::size_t>(parse_number(item)));
+    if (dims.empty()) throw std::invalid_argument("no dimensions in '" + text + "'");
+    return dims;
+  }, "1000,2000,4000", "LIST", "N = M of the matrices");
+  add_list(*dsop, "--algorithms", o.algorithms, "all",
+           "all, or names from " + coll::outer_product_algorithm_names() + ", auto");
+  add_number(*dsop, "--iters", o.iterations, at_least(1), "timed calls per algorithm and size (after one untimed)");
+  add_csv(*dsop, o);
+}
+
 // Whether this process prints: rank 0 of an mpirun launch, or a process
 // started without one.
 bool prints_messages() {
@@ -316,6 +334,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   WarmupOptions warmup;
   SimulateOptions simulate;
   CalibrateOptions calibrate;
+  DsopOptions dsop;
   CLI::App app("earlybird's benchmarks; run under mpirun: mpirun -np P eb-bench <job> [options]", "eb-bench");
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.require_subcommand(1);
@@ -325,6 +344,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   add_warmup(app, warmup);
   add_simulate(app, simulate);
   add_calibrate(app, calibrate);
+  add_dsop(app, dsop);
   try {
     reject_unknown_job(app, argc, argv);
     app.parse(argc, argv);
@@ -333,13 +353,15 @@ CommandLine parse_command_line(int argc, char** argv) {
   }
   for (JobOptions* job : {static_cast<JobOptions*>(&sweep), static_cast<JobOptions*>(&overlap),
                           static_cast<JobOptions*>(&pap), static_cast<JobOptions*>(&warmup),
-                          static_cast<JobOptions*>(&simulate), static_cast<JobOptions*>(&calibrate)})
+                          static_cast<JobOptions*>(&simulate), static_cast<JobOptions*>(&calibrate),
+                          static_cast<JobOptions*>(&dsop)})
     job->command_line = joined(argc, argv);
   if (app.got_subcommand("sweep")) return {JobRequest(std::move(sweep)), 0};
   if (app.got_subcommand("overlap")) return {JobRequest(std::move(overlap)), 0};
   if (app.got_subcommand("warmup")) return {JobRequest(std::move(warmup)), 0};
   if (app.got_subcommand("simulate")) return {JobRequest(std::move(simulate)), 0};
   if (app.got_subcommand("calibrate")) return {JobRequest(std::move(calibrate)), 0};
+  if (app.got_subcommand("dsop")) return {JobRequest(std::move(dsop)), 0};
   return {JobRequest(std::move(pap)), 0};
 }
 

@@ -4,6 +4,7 @@
 //   mpirun -np 2 eb-bench overlap --sizes 64K,1M --algorithm ring
 //   mpirun -np 4 eb-bench pap     --modes one-late,rand-late --sizes 4M --algorithms all
 //   mpirun -np 2 eb-bench warmup  --sizes 8,1M --communicators 8
+//   mpirun -np 2 eb-bench dsop    --dims 1000,2000,4000,8000
 //   eb-bench simulate --algorithm ring --ranks 64 --bytes 1M   (no MPI, no mpirun)
 // `eb-bench --help` and `eb-bench <job> --help` list the options and their
 // defaults; every --sizes is in bytes. The command line is parsed before MPI
@@ -30,6 +31,7 @@ int run(Communicator& world, const JobRequest& job) {
   if (const auto* overlap = std::get_if<OverlapOptions>(&job)) return run_overlap(world, *overlap);
   if (const auto* warmup = std::get_if<WarmupOptions>(&job)) return run_warmup(world, *warmup);
   if (const auto* calibrate = std::get_if<CalibrateOptions>(&job)) return run_calibrate(world, *calibrate);
+  if (const auto* dsop = std::get_if<DsopOptions>(&job)) return run_dsop(world, *dsop);
   return run_pap(world, std::get<PapOptions>(job));
 }
 

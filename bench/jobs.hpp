@@ -77,7 +77,16 @@ struct CalibrateOptions : JobOptions {
   std::vector<std::string> validate_algorithms;
 };
 
+// DSOP (Communicator::sum_outer_products): every algorithm against the naive
+// baseline (the local product, then MPI_Allreduce of the matrix), float32.
+struct DsopOptions : JobOptions {
+  std::vector<std::size_t> dims = {1000, 2000, 4000};  // N = M
+  std::vector<std::string> algorithms;                 // "all", or names (with "auto")
+  int iterations = 5;
+};
+
 int run_sweep(Communicator& comm, const SweepOptions& options);
+int run_dsop(Communicator& comm, const DsopOptions& options);
 int run_calibrate(Communicator& comm, const CalibrateOptions& options);
 int run_overlap(Communicator& comm, const OverlapOptions& options);
 // Arrival-pattern benchmark (Proficz 2018).
