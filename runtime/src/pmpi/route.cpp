@@ -2,7 +2,6 @@
 
 #include "failure.hpp"
 
-#include "../config/algorithm_choice.hpp"
 #include "library.hpp"
 #include "mpi_types.hpp"
 
@@ -36,9 +35,12 @@ const char* pass_through_reason(const CallSpec& call) {
   return nullptr;
 }
 
-std::string algorithm_chosen(const CallSpec& call, const CollectiveOptions& options, int ranks) {
-  if (!options.algorithm.empty()) return options.algorithm;
-  return config::default_algorithm(call.collective, call.bytes, ranks, /*commutative=*/true);  // predefined ops
+// The algorithm an EARLYBIRD_<COLLECTIVE> variable names, else "auto": the
+// runtime makes that choice where it knows the communicator's level (node or
+// network) and logs it under the same EARLYBIRD_VERBOSE ("earlybird: auto
+// for ...", with the runners-up).
+std::string algorithm_named(const CollectiveOptions& options) {
+  return options.algorithm.empty() ? "auto" : options.algorithm;
 }
 
 std::string size_class(std::size_t bytes) {
@@ -112,7 +114,7 @@ Route route(const CallSpec& call) {
     return {};
   }
   Route chosen{nullptr, options_for(call.collective)};
-  log_once(call, ranks, "earlybird " + algorithm_chosen(call, chosen.options, ranks));
+  log_once(call, ranks, "earlybird " + algorithm_named(chosen.options));
   chosen.communicator = &Library::instance().communicator_for(call.comm);
   return chosen;
 }
