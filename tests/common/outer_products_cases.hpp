@@ -159,11 +159,14 @@ void check_outer_products_errors(Communicator& comm, Check& check) {
 // wrong matrix. `comm` may be broken afterwards (use one of its own).
 template <class Check>
 void check_outer_products_mismatch(Communicator& comm, Check& check, const std::string& algorithm) {
-  const std::size_t rows = comm.rank() == 0 ? 9 : 8, cols = 5;
+  // Large enough that a producer is still computing G when the mismatch
+  // fails its stage: the Future must not complete (and let the caller free G)
+  // before the producer has stopped.
+  const std::size_t rows = comm.rank() == 0 ? 801 : 800, cols = 1000;
   std::vector<double> a(rows, 1.0), b(cols, 1.0), g(rows * cols);
   CollectiveOptions options;
   options.algorithm = algorithm;
-  options.timeout = std::chrono::milliseconds(3000);
+  options.timeout = std::chrono::milliseconds(1000);  // a rank no mismatched rank talks to learns by its watchdog
   const std::string error = check.error_of(comm.sum_outer_products<double>(a, b, g, options), "mismatched rows");
   check.expect(error.find("sum_outer_products") != std::string::npos &&
                    error.find("on rank " + std::to_string(comm.rank())) != std::string::npos,

@@ -15,8 +15,10 @@
 //
 // A failure anywhere drops the stages not yet produced (their parts fail
 // instead of running on unwritten data) and the call's Future carries the
-// first error, prefixed with this call's description (rank included). The
-// stages hold the communicator's core, not the user's handle: dropping the
+// first error, prefixed with this call's description (rank included) — but
+// only once every producer has stopped: a stage can fail while its producer
+// still writes into G, and the caller may free G as soon as the Future is
+// done. The stages hold the communicator's core, not the user's handle: dropping the
 // user's last handle closes the communicator on the user's thread, which
 // waits for the queued stages; workers keep producing them meanwhile.
 #include "../base/outer_product_kernels.hpp"
@@ -57,6 +59,10 @@ struct OuterProducts {
     std::lock_guard lock(mutex);
     if (!first_error) first_error = error;
   }
+  bool failed() {
+    std::lock_guard lock(mutex);
+    return first_error != nullptr;
+  }
   std::exception_ptr error_to_report() {
     std::lock_guard lock(mutex);
     try {
@@ -85,53 +91,75 @@ Future completed() {
 }
 
 // Runs `work` on a worker thread (never the progress thread: it may compute
-// for long, and may release the communicator); what it throws goes to `failed`.
-void on_worker(std::function<void()> work, std::function<void(std::exception_ptr)> failed) {
-  completed().then(std::move(work)).on_complete([failed = std::move(failed)](std::exception_ptr error) {
-    if (error) failed(error);
-  });
+// for long, and may release the communicator); then `done` with what it threw
+// (or nullptr).
+void on_worker(std::function<void()> work, std::function<void(std::exception_ptr)> done) {
+  completed().then(std::move(work)).on_complete(std::move(done));
 }
+
+// Counts what must settle before the call's Future may complete: every
+// stage's producer (run, failed or dropped: until then it may write into the
+// caller's G) and the last stage's collective. The last to settle completes
+// `result`: with the first error, else after `last`.
+class Settling {
+ public:
+  Settling(std::shared_ptr<OuterProducts> call, std::size_t count, std::function<void()> last)
+      : call_(std::move(call)), left_(count), last_(std::move(last)),
+        result_(std::make_shared<detail::FutureState>()) {}
+
+  Future future() const { return Future(result_); }
+
+  // One of them settled, having failed with `error` (nullptr: it did not).
+  static void settle(const std::shared_ptr<Settling>& self, std::exception_ptr error) {
+    if (error) self->call_->record(error);
+    {
+      std::lock_guard lock(self->mutex_);
+      if (--self->left_ > 0) return;
+    }
+    self->finish();
+  }
+
+ private:
+  void finish() {
+    if (call_->failed()) return result_->fail(call_->error_to_report());
+    on_worker(last_ ? last_ : [] {}, [call = call_, result = result_](std::exception_ptr error) {
+      if (!error) return result->complete();
+      call->record(error);
+      result->fail(call->error_to_report());
+    });
+  }
+
+  std::shared_ptr<OuterProducts> call_;
+  std::mutex mutex_;
+  std::size_t left_;
+  std::function<void()> last_;
+  std::shared_ptr<detail::FutureState> result_;
+};
 
 // The stages in order, then `last`; the call's Future.
 Future run_stages(const std::shared_ptr<OuterProducts>& call, std::vector<std::shared_ptr<Stage>> stages,
                   std::function<void()> last) {
-  auto drop = [call](const std::shared_ptr<Stage>& stage, std::exception_ptr error) {
-    call->record(error);
-    on_worker([stage] { stage->collective = PartitionedCollective(); }, [](std::exception_ptr) {});
-  };
+  auto settling = std::make_shared<Settling>(call, stages.size() + 1, std::move(last));
   // Every stage's Future first: a producer may finish (and let go of its
   // handle) as soon as the callback below is registered.
   std::vector<Future> finished;
   for (const auto& stage : stages) finished.push_back(stage->collective.future());
   Future previous = completed();
   for (std::size_t k = 0; k < stages.size(); ++k) {
-    const std::shared_ptr<Stage>& stage = stages[k];
-    previous.on_complete([stage, drop](std::exception_ptr error) {
-      if (error) return drop(stage, error);
+    previous.on_complete([stage = stages[k], settling](std::exception_ptr error) {
       on_worker(
-          [stage] {
-            stage->produce(stage->collective);
-            stage->collective = PartitionedCollective();  // every part readied
+          [stage, error] {
+            // A failure before this stage drops it: its parts fail rather
+            // than run on unwritten data.
+            if (!error) stage->produce(stage->collective);
+            stage->collective = PartitionedCollective();
           },
-          [stage, drop](std::exception_ptr failure) { drop(stage, failure); });
+          [settling, error](std::exception_ptr failure) { Settling::settle(settling, failure ? failure : error); });
     });
     previous = finished[k];
   }
-  auto result = std::make_shared<detail::FutureState>();
-  previous.on_complete([call, result, last = std::move(last)](std::exception_ptr error) {
-    auto fail = [call, result](std::exception_ptr failure) {
-      call->record(failure);
-      result->fail(call->error_to_report());
-    };
-    if (error) return fail(error);
-    on_worker(
-        [call, result, last] {
-          if (last) last();
-          result->complete();
-        },
-        fail);
-  });
-  return Future(result);
+  previous.on_complete([settling](std::exception_ptr error) { Settling::settle(settling, error); });
+  return settling->future();
 }
 
 // One stage over `whole`, cut into `parts` (element counts).
