@@ -262,10 +262,12 @@ bool CommCore::drive() {
   if (!active_.op && queue_.empty() && !drain_waiters_.empty()) {
     serving_ = false;  // close(): the caller's thread serves the transport from here on
     // Completing a waiter may let close() return and the owner drop its
-    // reference: take the list out first (the engine still holds this core).
-    auto waiters = std::move(drain_waiters_);
+    // reference: they complete once the drive is released, from a list taken
+    // out here (the engine still holds this core).
+    driver_.after_release([waiters = std::move(drain_waiters_)] {
+      for (auto& waiter : waiters) waiter->complete();
+    });
     drain_waiters_.clear();
-    for (auto& waiter : waiters) waiter->complete();
   }
   return progressed;
 }
@@ -331,7 +333,8 @@ void CommCore::retire() {
     } catch (const std::exception& e) {
       mark_broken(e.what());
     }
-    if (active_.future) active_.future->fail(error);  // none: a caller-run call reads the task's error
+    if (active_.future)  // none: a caller-run call reads the task's error
+      driver_.after_release([future = active_.future, error] { future->fail(error); });
   } else {
     if (active_.op->sequence() > 0) {
       lanes_.finished(active_.op->sequence(), active_.all_started);
@@ -341,7 +344,7 @@ void CommCore::retire() {
         arrival_.allreduce_took(active_.allreduce_bytes, took.count());
       }
     }
-    if (active_.last_of_call && active_.future) active_.future->complete();
+    if (active_.last_of_call && active_.future) driver_.after_release([future = active_.future] { future->complete(); });
   }
   active_ = Pending{};
 }
@@ -395,13 +398,13 @@ Future CommCore::warm_up() {
   if (closed_) return Future(failed_future(what + ": the communicator is closed"));
   auto future = std::make_shared<FutureState>();
   driver_.post([self = shared_from_this(), future, what] {
+    std::exception_ptr error;
     try {
       self->round_trips();
     } catch (const std::exception& e) {
-      future->fail(std::make_exception_ptr(Error(what + ": " + e.what())));
-      return;
+      error = std::make_exception_ptr(Error(what + ": " + e.what()));
     }
-    future->complete();
+    self->driver_.after_release([future, error] { error ? future->fail(error) : future->complete(); });
   });
   return Future(future);
 }

@@ -30,10 +30,20 @@ class Driver {
     holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     return true;
   }
+  // Gives the drive up, then runs what the holder deferred to this moment.
   void release() {
+    std::vector<std::function<void()>> deferred;
+    deferred.swap(after_release_);
     holder_.store(std::thread::id{}, std::memory_order_relaxed);
     mutex_.unlock();
+    for (auto& work : deferred) work();
   }
+  // Holder only: `work` runs once the drive is released. Completing a Future
+  // goes here: it wakes the waiter, which the kernel may run at once on this
+  // core; were the drive still held, the woken thread could not drive its
+  // next collective itself and would wait for the preempted holder (measured:
+  // ~60 us per call after a progress-thread-run collective at P = 2).
+  void after_release(std::function<void()> work) { after_release_.push_back(std::move(work)); }
   // True on the thread holding the drive.
   bool held_here() const { return holder_.load(std::memory_order_relaxed) == std::this_thread::get_id(); }
   // True while some user thread (not the progress thread) holds it.
@@ -67,6 +77,7 @@ class Driver {
   std::mutex mutex_;
   std::atomic<std::thread::id> holder_{};
   std::atomic<bool> caller_holds_{false};
+  std::vector<std::function<void()>> after_release_;  // holder only
   std::mutex inbox_mutex_;
   std::vector<std::function<void()>> inbox_;
   std::atomic<bool> has_posted_{false};
