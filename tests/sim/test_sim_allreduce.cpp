@@ -47,11 +47,12 @@ void check_all_cases(SimWorld& world, Failures& failures) {
   const int p = world.size();
   const std::vector<std::size_t> counts{0, 1, static_cast<std::size_t>(p > 1 ? p - 1 : 0),
                                         static_cast<std::size_t>(p), static_cast<std::size_t>(p + 1), 1000, 100003};
+  std::vector<std::string> names = {"", "auto"};  // earlybird's choice, unnamed and named
+  for (const auto& algorithm : coll::allreduce_algorithms()) names.emplace_back(algorithm.name);
   int variant = 0;
-  for (const auto& algorithm : coll::allreduce_algorithms())
+  for (const std::string& name : names)
     for (std::size_t count : counts) {
       const bool in_place = (variant++ % 2) == 1;
-      const std::string name(algorithm.name);
       check_allreduce<std::int32_t>(world, name, count, Op::sum, in_place, failures);
       check_allreduce<double>(world, name, count, Op::sum, !in_place, failures);
       check_allreduce<float>(world, name, count, Op::max, in_place, failures);

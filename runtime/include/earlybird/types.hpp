@@ -89,8 +89,9 @@ class ReduceOp {
 
 // Options of every collective call.
 struct CollectiveOptions {
-  // Catalogue name (docs/algorithms.md); empty: earlybird chooses by size,
-  // and for a non-commutative operator among the order-keeping algorithms.
+  // Catalogue name (docs/algorithms.md); empty or "auto": earlybird chooses
+  // (the cost model), for a non-commutative operator among the order-keeping
+  // algorithms.
   std::string algorithm;
   // Pipelining unit for segmented algorithms; 0: the algorithm's default.
   std::size_t segment_bytes = 0;
