@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <earlybird/collectives/catalogue.hpp>
 #include <memory>
+#include <optional>
 
 #include "bench_common.hpp"
 #include "collective_table.hpp"
@@ -15,12 +16,15 @@
 #include "format.hpp"
 #include "jobs.hpp"
 #include "measure.hpp"
+#include "memory_bound.hpp"
 #include "mpi_tuned.hpp"
 
 namespace earlybird::bench {
 namespace {
 
 constexpr const char* kMpiDefault = "mpi:default";
+// Below this, latency decides, not memory traffic: no bound is printed.
+constexpr std::size_t kMemoryBoundFrom = 64 * 1024;
 
 // ---- contenders ----------------------------------------------------------
 
@@ -83,7 +87,7 @@ struct Report {
         "wrong");
   }
 
-  void print_size(const SizeResult& r) const {
+  void print_size(const SizeResult& r, const std::optional<MemoryRates>& rates) const {
     const std::size_t best = best_mpi(contenders, r);
     const Stats& mpi = r.outcomes[0].stats;
     for (std::size_t i = 0; i < contenders.size(); ++i) {
@@ -99,7 +103,22 @@ struct Report {
     }
     std::printf("# %s: fastest MPI variant %s (%.1f us)\n", format_bytes(r.bytes).c_str(),
                 contenders[best].label.c_str(), r.outcomes[best].stats.median * 1e6);
+    if (rates) print_memory_bound(r, *rates);
     print_pair_ratios(r);
+  }
+
+  // memory_bound.hpp: the bound, the rates it rests on, and each earlybird
+  // contender's median against it.
+  void print_memory_bound(const SizeResult& r, const MemoryRates& rates) const {
+    const double bound = allreduce_memory_bound_s(rates, r.bytes, ranks);
+    if (bound <= 0) return;
+    std::printf("# %s: memory-traffic bound %.1f us (copy %.2f GB/s, reduce %.2f GB/s, measured now on every rank at "
+                "once); median / bound:",
+                format_bytes(r.bytes).c_str(), bound * 1e6, rates.copy_bytes_per_s / 1e9,
+                rates.reduce_bytes_per_s / 1e9);
+    for (std::size_t i = 0; i < contenders.size(); ++i)
+      if (r.outcomes[i].timed()) std::printf(" %s %.2f", contenders[i].label.c_str(), r.outcomes[i].stats.median / bound);
+    std::printf("\n");
   }
 
   // Ratio of every earlybird algorithm to every MPI variant at one size.
@@ -131,11 +150,12 @@ struct Report {
 
   static const char* csv_header() {
     return "job,collective,algorithm,ranks,bytes,median_s,mpi_median_s,ratio,wrong,p10_s,p90_s,mpi_p10_s,mpi_p90_s,"
-           "busbw_gbs,iterations,implementation,best_mpi_algorithm,best_mpi_median_s,best_mpi_ratio";
+           "busbw_gbs,iterations,implementation,best_mpi_algorithm,best_mpi_median_s,best_mpi_ratio,memory_bound_s";
   }
 
-  void write_csv(Csv& csv, const SizeResult& r) const {
+  void write_csv(Csv& csv, const SizeResult& r, const std::optional<MemoryRates>& rates) const {
     const std::size_t best = best_mpi(contenders, r);
+    const double bound = rates ? allreduce_memory_bound_s(*rates, r.bytes, ranks) : 0;
     const Stats& mpi = r.outcomes[0].stats;
     const Stats& top = r.outcomes[best].stats;
     for (std::size_t i = 0; i < contenders.size(); ++i) {
@@ -147,7 +167,7 @@ struct Report {
               "," + fixed(o.stats.p90, 9) + "," + fixed(mpi.p10, 9) + "," + fixed(mpi.p90, 9) + "," +
               fixed(busbw_gbs(r, o), 3) + "," + std::to_string(r.iterations) + "," +
               (contenders[i].is_mpi ? "mpi" : "earlybird") + "," + contenders[best].label + "," + fixed(top.median, 9) +
-              "," + fixed(o.stats.median / top.median, 4));
+              "," + fixed(o.stats.median / top.median, 4) + "," + fixed(bound, 9));
     }
   }
 };
@@ -185,12 +205,15 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   Csv csv(o.csv, Report::csv_header(), rank);
   if (rank == 0) report.print_header();
   Totals totals;
+  const bool with_memory_bound = spec.kind == coll::Collective::allreduce && on_one_node();
   for (std::size_t bytes : o.sizes) {
     const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(float));
     const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks);
     add_to_totals(totals, contenders, r);
-    if (rank == 0) report.print_size(r);
-    report.write_csv(csv, r);
+    std::optional<MemoryRates> rates;
+    if (with_memory_bound && r.bytes >= kMemoryBoundFrom) rates = measure_memory_rates(r.bytes, MPI_COMM_WORLD);
+    if (rank == 0) report.print_size(r, rates);
+    report.write_csv(csv, r, rates);
     std::fflush(stdout);
     progress(rank, std::string("sweep ") + spec.name + " " + format_bytes(r.bytes) + " done");
   }
