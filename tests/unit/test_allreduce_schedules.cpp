@@ -1,6 +1,7 @@
 // Verifies every allreduce algorithm of the catalogue symbolically for P = 1..64 and large P, many counts and seeds.
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/partition.hpp>
+#include <earlybird/collectives/simulate.hpp>
 #include <earlybird/collectives/verify.hpp>
 
 #include "unit_support.hpp"
@@ -8,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@ using namespace earlybird::coll;
 namespace {
 
 constexpr std::size_t kElemBytes = 4;
+constexpr CostModel kSeedMachine{1.5e-6, 6.25e-11, 2e-10};  // suara.cpp's
 
 void check_verified(const Schedule& s, std::uint64_t seeds) {
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
@@ -90,4 +93,56 @@ TEST_CASE("large P: ring and recursive doubling for P in {1000, 1024}, counts {0
       check_verified(allreduce_ring(p, count), 1);
     }
   }
+}
+
+// SUARA with L = 2, 3 and 4 steps on given grids (the model picks L = 1 or 2
+// at these sizes, so the catalogue runs above do not reach L >= 3), mixed
+// algorithms per step, non-power-of-two factors.
+TEST_CASE("suara on given grids of 2, 3 and 4 steps") {
+  const std::vector<SuaraGrid> grids = {
+      {{{2, "ring"}, {3, "rabenseifner"}}, 0},
+      {{{2, "recursive_doubling"}, {2, "ring"}, {2, "binomial"}}, 0},
+      {{{3, "segmented_ring"}, {2, "recursive_doubling"}, {2, "rabenseifner"}}, 0},
+      {{{2, "ring"}, {3, "binomial"}, {5, "recursive_doubling"}}, 0},
+      {{{2, "rabenseifner"}, {2, "ring"}, {2, "segmented_ring"}, {2, "recursive_doubling"}}, 0},
+  };
+  for (const SuaraGrid& grid : grids) {
+    int p = 1;
+    for (const SuaraStep& step : grid.steps) p *= step.size;
+    for (std::size_t count : test::vector_counts(p)) {
+      CAPTURE(p);
+      CAPTURE(grid.steps.size());
+      CAPTURE(count);
+      check_verified(allreduce_suara_on(grid, p, count, kElemBytes), 2);
+    }
+  }
+}
+
+TEST_CASE("suara_grid: steps multiply to P, the prediction is their sum, never above the flat algorithm's") {
+  for (int p = 1; p <= 64; ++p) {
+    for (std::size_t count : {std::size_t{2}, std::size_t{16384}, std::size_t{4} << 20}) {
+      CAPTURE(p);
+      CAPTURE(count);
+      const SuaraGrid grid = suara_grid(p, count, kElemBytes);
+      int product = 1;
+      double sum = 0;
+      for (const SuaraStep& step : grid.steps) {
+        REQUIRE(find_allreduce(step.algorithm) != nullptr);
+        CHECK(step.size > 1);
+        product *= step.size;
+        sum += simulate(find_allreduce(step.algorithm)->make(step.size, count, {}, kElemBytes), kElemBytes,
+                        kSeedMachine).time;
+      }
+      CHECK(product == p);
+      CHECK(grid.predicted_s == doctest::Approx(sum).epsilon(1e-12));
+      if (p == 1) continue;
+      // One step of all P ranks is among the grids searched.
+      const double flat = simulate(allreduce_recursive_doubling(p, count), kElemBytes, kSeedMachine).time;
+      CHECK(grid.predicted_s <= flat * (1 + 1e-12));
+    }
+  }
+}
+
+TEST_CASE("suara on a grid that does not multiply to P is refused") {
+  CHECK_THROWS_AS(allreduce_suara_on({{{2, "ring"}, {2, "ring"}}, 0}, 6, 10, kElemBytes), std::invalid_argument);
 }

@@ -1,46 +1,54 @@
-// allreduce_suara — SUARA2, multi-step allreduce over a process grid
-// (Nuriyev et al. 2023; the project's seed 003). P = R x C: rank r sits in
-// row r / C, column r % C. Step 1: the R rows (C consecutive ranks each) run
-// an allreduce in parallel; step 2: the C columns (R ranks C apart) run one
-// on the rows' results, in place on the output. Each step's schedule is a
-// catalogue algorithm's, written for its group's ranks and replayed onto them
+// allreduce_suara — SUARA, multi-step allreduce over a process grid
+// (Nuriyev et al. 2023; the project's seed 003). P = p_1 x ... x p_L: rank r
+// has coordinates (r mod p_1, (r / p_1) mod p_2, ...). Step k runs an
+// allreduce in every group of p_k ranks that differ only in coordinate k
+// (step 1: p_1 consecutive ranks; step k: ranks p_1...p_(k-1) apart), the
+// first step from the input, later ones in place on the output. After step
+// k every rank holds the sum over the ranks that differ from it in
+// coordinates 1..k only; after step L, over all. Each step's schedule is a
+// catalogue algorithm's, written for p_k ranks and replayed onto each group
 // (its scratch in a fresh region per step, so no step reuses another's).
 //
-// Choice (suara_grid): over every divisor C of P and every pair of candidate
-// algorithms (ring, segmented_ring, recursive_doubling, rabenseifner,
-// binomial), the least T = T_row(C, m) + T_column(P/C, m), each T the schedule
-// simulator's prediction (simulate.hpp) under seed 003's machine: alpha
-// 1.5 us, beta 6.25e-11 s/B, gamma 2e-10 s/B (copies at gamma). The two terms
-// are independent, so the best algorithm per step size is found once: |A|
-// simulations per divisor. C = 1 or P is the flat algorithm: SUARA never
-// predicts worse than the best flat candidate.
+// Choice (suara_grid): the factorization of P and the algorithm of each
+// step (ring, segmented_ring, recursive_doubling, rabenseifner, binomial)
+// with the least predicted sum of step times, each the schedule simulator's
+// prediction (simulate.hpp) under seed 003's machine: alpha 1.5 us, beta
+// 6.25e-11 s/B, gamma 2e-10 s/B (copies at gamma). A step's time depends on
+// its size only, so the best algorithm per size is simulated once per
+// divisor of P, and the best grid of n ranks is the better of one step of n
+// and, for each divisor d of n, a step of d then the best grid of n / d
+// (memoised over the divisors of P). One step (L = 1) is the flat
+// algorithm: SUARA never predicts worse than the best flat candidate.
 //
-// Cost (Hockney): T_a(C, m) + T_b(P/C, m) for the chosen a and b. With the
-// ring in both steps and C = R = sqrt(P):
-//   4(sqrt(P) - 1) alpha + 4(sqrt(P) - 1)/sqrt(P) m beta + 2(sqrt(P) - 1)/sqrt(P) m gamma
+// Cost (Hockney), with the ring in every step and p_k = P^(1/L):
+//   2L(P^(1/L) - 1) alpha + 2L(P^(1/L) - 1)/P^(1/L) m (beta + gamma / 2)
 // against the flat ring's 2(P - 1) alpha + 2(P - 1)/P m (beta + gamma / 2):
-// latency terms fall like sqrt(P), the bandwidth terms at most double.
-// Per rank: the row algorithm's puts, elements sent and reduced at C ranks
-// plus the column algorithm's at R ranks; rounds: the sum of the two.
+// latency falls like the L-th root of P, the bandwidth terms grow at most
+// L-fold. Per rank: the sum of its steps' puts, elements sent and reduced and
+// rounds.
 //
-// Limitations: a grid needs a divisor of P: a prime P gets the flat
+// Limitations: a grid needs a factorization of P: a prime P gets the flat
 // algorithm (no padding with identity ranks, no uneven grids); the model is
-// the seed's machine until calibrated costs exist (issue 12); needs a
-// commutative operator (the columns combine rows out of rank order); two
-// steps only (L = 2); every step moves the whole vector.
+// seed 003's machine, not the calibrated profile (auto compares suara with
+// the flat algorithms under the calibrated one); needs a commutative operator
+// (later steps combine partial sums out of rank order); every step moves the
+// whole vector.
 //
-// State for P = 4 (R = C = 2, recursive doubling in both steps; what each
+// State for P = 4 (p_1 = p_2 = 2, recursive doubling in both steps; what each
 // rank's output holds):
 //   step             rank 0   rank 1   rank 2   rank 3
 //   start            {0}      {1}      {2}      {3}
-//   rows (0,1)(2,3)  {0,1}    {0,1}    {2,3}    {2,3}
-//   columns (0,2)    {0-3}             {0-3}
-//   columns (1,3)             {0-3}             {0-3}
+//   step 1 (0,1)(2,3) {0,1}   {0,1}    {2,3}    {2,3}
+//   step 2 (0,2)     {0-3}             {0-3}
+//   step 2 (1,3)              {0-3}             {0-3}
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/simulate.hpp>
 
 #include <array>
+#include <map>
+#include <stdexcept>
+#include <string>
 #include <limits>
 #include <vector>
 
@@ -93,45 +101,89 @@ void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& gr
   }
 }
 
-// Every group of one step: rows are `size` consecutive ranks; columns take
-// every `stride`-th rank.
-void append_step(Builder& b, std::string_view algorithm, int groups, int size, int first_stride, int member_stride,
-                 Buffer input_as, std::size_t count, std::size_t elem_bytes) {
-  if (algorithm.empty()) return;
-  const Schedule sub = find_allreduce(algorithm)->make(size, count, AlgorithmParams{}, elem_bytes);
-  for (int g = 0; g < groups; ++g) {
+// Every group of one step: `size` ranks `stride` apart, one group per base
+// rank whose coordinate at this step is 0.
+void append_step(Builder& b, const SuaraStep& step, int stride, Buffer input_as, std::size_t count,
+                 std::size_t elem_bytes) {
+  const Schedule sub = find_allreduce(step.algorithm)->make(step.size, count, AlgorithmParams{}, elem_bytes);
+  for (int base = 0; base < b.ranks(); ++base) {
+    if ((base / stride) % step.size != 0) continue;
     std::vector<int> group;
-    for (int k = 0; k < size; ++k) group.push_back(g * first_stride + k * member_stride);
+    for (int k = 0; k < step.size; ++k) group.push_back(base + k * stride);
     append_on_group(b, sub, group, input_as);
   }
   b.begin_scratch_region();
 }
 
+// The best grid for every divisor of P, smallest first (suara_grid).
+class GridSearch {
+ public:
+  GridSearch(int ranks, std::size_t count, std::size_t elem_bytes) : count_(count), elem_bytes_(elem_bytes) {
+    for (int d = 1; d <= ranks; ++d)
+      if (ranks % d == 0) divisors_.push_back(d);
+  }
+
+  const SuaraGrid& best(int ranks) {
+    if (auto known = grids_.find(ranks); known != grids_.end()) return known->second;
+    SuaraGrid grid;
+    if (ranks > 1) {
+      const StepChoice flat = best_step(ranks);
+      grid = {{{ranks, flat.algorithm}}, flat.predicted_s};
+      for (int d : divisors_) {
+        if (d == 1 || d >= ranks || ranks % d != 0) continue;
+        const StepChoice first = best_step(d);
+        const SuaraGrid& rest = best(ranks / d);
+        if (first.predicted_s + rest.predicted_s >= grid.predicted_s) continue;
+        grid.steps = {{d, first.algorithm}};
+        grid.steps.insert(grid.steps.end(), rest.steps.begin(), rest.steps.end());
+        grid.predicted_s = first.predicted_s + rest.predicted_s;
+      }
+    }
+    return grids_.emplace(ranks, std::move(grid)).first->second;
+  }
+
+ private:
+  const StepChoice& best_step(int ranks) {
+    if (auto known = steps_.find(ranks); known != steps_.end()) return known->second;
+    return steps_.emplace(ranks, coll::best_step(ranks, count_, elem_bytes_)).first->second;
+  }
+
+  std::size_t count_, elem_bytes_;
+  std::vector<int> divisors_;
+  std::map<int, StepChoice> steps_;
+  std::map<int, SuaraGrid> grids_;
+};
+
 }  // namespace
 
 SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes) {
-  SuaraGrid best{ranks, {}, {}, std::numeric_limits<double>::max()};
-  for (int row = 1; row <= ranks; ++row) {
-    if (ranks % row != 0) continue;
-    const StepChoice rows = best_step(row, count, elem_bytes);
-    const StepChoice columns = best_step(ranks / row, count, elem_bytes);
-    const double t = rows.predicted_s + columns.predicted_s;
-    if (t < best.predicted_s) best = {row, rows.algorithm, columns.algorithm, t};
-  }
-  return best;
+  return GridSearch(ranks, count, elem_bytes).best(ranks);
 }
 
-Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes) {
+Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes) {
+  int product = 1;
+  for (const SuaraStep& step : grid.steps) product *= step.size;
+  if (count > 0 && product != ranks)
+    throw std::invalid_argument("allreduce_suara: the grid's step sizes multiply to " + std::to_string(product) +
+                                ", not to the " + std::to_string(ranks) + " ranks");
   Builder b("allreduce_suara", ranks, count);
-  if (count > 0 && ranks > 1) {
-    const SuaraGrid grid = suara_grid(ranks, count, elem_bytes);
-    const int rows = ranks / grid.row_size;
-    append_step(b, grid.row_algorithm, rows, grid.row_size, grid.row_size, 1, Buffer::input, count, elem_bytes);
-    const Buffer column_input = grid.row_algorithm.empty() ? Buffer::input : Buffer::output;
-    append_step(b, grid.column_algorithm, grid.row_size, rows, 1, grid.row_size, column_input, count, elem_bytes);
+  if (count > 0) {
+    int stride = 1;
+    Buffer input_as = Buffer::input;
+    for (const SuaraStep& step : grid.steps) {
+      if (step.size > 1) {
+        append_step(b, step, stride, input_as, count, elem_bytes);
+        input_as = Buffer::output;
+      }
+      stride *= step.size;
+    }
   }
   b.copy_unwritten_output();  // P = 1: output = input
   return std::move(b).finish();
+}
+
+Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes) {
+  return allreduce_suara_on(count > 0 ? suara_grid(ranks, count, elem_bytes) : SuaraGrid{}, ranks, count, elem_bytes);
 }
 
 }  // namespace earlybird::coll

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace earlybird::coll {
 
@@ -50,18 +51,22 @@ Schedule allreduce_reduce_bcast(int ranks, std::size_t count, ReduceBcast phases
 Schedule allreduce_binomial(int ranks, std::size_t count);
 Schedule allreduce_binary_tree(int ranks, std::size_t count, std::size_t segment_elems);
 
-// SUARA2 (Nuriyev et al. 2023, seed 003): P = R x C ranks as R rows of C;
-// every row runs an allreduce, then every column runs one on the rows'
-// results, each step with the catalogue algorithm the cost model predicts
-// fastest (suara.cpp). suara_grid says what allreduce_suara builds.
+// SUARA (Nuriyev et al. 2023, seed 003): P = p_1 x p_2 x ... x p_L ranks as
+// a grid; step k runs an allreduce in every group of p_k ranks that differ
+// only in their k-th coordinate, each step with the catalogue algorithm the
+// cost model predicts fastest (suara.cpp). suara_grid says what
+// allreduce_suara builds; allreduce_suara_on builds a given grid.
+struct SuaraStep {
+  int size = 1;                // p_k
+  std::string_view algorithm;  // a catalogue allreduce
+};
 struct SuaraGrid {
-  int row_size = 1;                // C; the columns have R = P / C ranks
-  std::string_view row_algorithm;  // empty when a step has one rank (nothing to do)
-  std::string_view column_algorithm;
-  double predicted_s = 0;          // under the model suara.cpp names
+  std::vector<SuaraStep> steps;  // sizes multiply to P; none when P = 1
+  double predicted_s = 0;        // under the model suara.cpp names
 };
 SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes);
 Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes);
+Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes);
 
 // The catalogue's allreduce table (catalogue.hpp has the general form).
 inline std::span<const Algorithm> allreduce_algorithms() { return algorithms(Collective::allreduce); }
