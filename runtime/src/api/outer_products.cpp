@@ -149,10 +149,14 @@ Future run_stages(const std::shared_ptr<OuterProducts>& call, std::vector<std::s
     previous.on_complete([stage = stages[k], settling](std::exception_ptr error) {
       on_worker(
           [stage, error] {
-            // A failure before this stage drops it: its parts fail rather
-            // than run on unwritten data.
+            // The handle is let go here, on the worker, whether the producer
+            // readied every part, threw, or never ran (a failure before this
+            // stage): unreadied parts fail rather than run on unwritten data.
+            struct LetGo {
+              Stage& stage;
+              ~LetGo() { stage.collective = PartitionedCollective(); }
+            } let_go{*stage};
             if (!error) stage->produce(stage->collective);
-            stage->collective = PartitionedCollective();
           },
           [settling, error](std::exception_ptr failure) { Settling::settle(settling, failure ? failure : error); });
     });
