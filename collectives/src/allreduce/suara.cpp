@@ -77,7 +77,7 @@ StepChoice best_step(int ranks, std::size_t count, std::size_t elem_bytes) {
 
 // Slot of a group's schedule -> slot of the whole schedule: virtual rank k
 // of the group is `group[k]`; the group's input is `input_as` (the user's
-// input in the first step, the output the first step left in the second).
+// input in the first step, the output earlier steps left in later ones).
 Slot placed(Slot slot, const std::vector<int>& group, Buffer input_as) {
   slot.rank = group[static_cast<std::size_t>(slot.rank)];
   if (slot.buffer == Buffer::input) slot.buffer = input_as;
