@@ -18,7 +18,6 @@ using namespace earlybird::coll;
 namespace {
 
 constexpr std::size_t kElemBytes = 4;
-constexpr CostModel kSeedMachine{1.5e-6, 6.25e-11, 2e-10};  // suara.cpp's
 
 void check_verified(const Schedule& s, std::uint64_t seeds) {
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
@@ -131,18 +130,19 @@ TEST_CASE("suara_grid: steps multiply to P, the prediction is their sum, never a
         CHECK(step.size > 1);
         product *= step.size;
         sum += simulate(find_allreduce(step.algorithm)->make(step.size, count, {}, kElemBytes), kElemBytes,
-                        kSeedMachine).time;
+                        kSuaraMachine).time;
       }
       CHECK(product == p);
       CHECK(grid.predicted_s == doctest::Approx(sum).epsilon(1e-12));
       if (p == 1) continue;
       // One step of all P ranks is among the grids searched.
-      const double flat = simulate(allreduce_recursive_doubling(p, count), kElemBytes, kSeedMachine).time;
+      const double flat = simulate(allreduce_recursive_doubling(p, count), kElemBytes, kSuaraMachine).time;
       CHECK(grid.predicted_s <= flat * (1 + 1e-12));
     }
   }
 }
 
-TEST_CASE("suara on a grid that does not multiply to P is refused") {
+TEST_CASE("suara on a grid that does not multiply to P, or names no catalogue allreduce, is refused") {
   CHECK_THROWS_AS(allreduce_suara_on({{{2, "ring"}, {2, "ring"}}, 0}, 6, 10, kElemBytes), std::invalid_argument);
+  CHECK_THROWS_AS(allreduce_suara_on({{{2, "no_such"}, {3, "ring"}}, 0}, 6, 10, kElemBytes), std::invalid_argument);
 }

@@ -55,7 +55,6 @@
 namespace earlybird::coll {
 namespace {
 
-constexpr CostModel kSeedMachine{1.5e-6, 6.25e-11, 2e-10};
 constexpr std::array<std::string_view, 5> kCandidates{"ring", "segmented_ring", "recursive_doubling", "rabenseifner",
                                                        "binomial"};
 
@@ -69,7 +68,7 @@ StepChoice best_step(int ranks, std::size_t count, std::size_t elem_bytes) {
   StepChoice best{{}, std::numeric_limits<double>::max()};
   for (std::string_view name : kCandidates) {
     const Schedule s = find_allreduce(name)->make(ranks, count, AlgorithmParams{}, elem_bytes);
-    const double t = simulate(s, elem_bytes, kSeedMachine).time;
+    const double t = simulate(s, elem_bytes, kSuaraMachine).time;
     if (t < best.predicted_s) best = {name, t};
   }
   return best;
@@ -162,7 +161,11 @@ SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes) {
 
 Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes) {
   int product = 1;
-  for (const SuaraStep& step : grid.steps) product *= step.size;
+  for (const SuaraStep& step : grid.steps) {
+    if (!find_allreduce(step.algorithm))
+      throw std::invalid_argument("allreduce_suara: no catalogue allreduce named '" + std::string(step.algorithm) + "'");
+    product *= step.size;
+  }
   if (count > 0 && product != ranks)
     throw std::invalid_argument("allreduce_suara: the grid's step sizes multiply to " + std::to_string(product) +
                                 ", not to the " + std::to_string(ranks) + " ranks");
