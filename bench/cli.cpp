@@ -219,14 +219,22 @@ void add_warmup(CLI::App& app, WarmupOptions& o) {
   add_csv(*warmup, o);
 }
 
-std::vector<double> parse_model(const std::string& text) {
+coll::CostModel parse_model(const std::string& text) {
   std::vector<double> out;
   for (const auto& item : split_list(text)) out.push_back(parse_number(item));
   if (out.size() < 3 || out.size() > 4)
     throw std::invalid_argument("the model is alpha,beta,gamma[,copy] (s, s/B, s/B, s/B), not '" + text + "'");
   for (double v : out)
     if (!(v >= 0)) throw std::invalid_argument("model values must be >= 0 in '" + text + "'");
-  return out;
+  coll::CostModel model{out[0], out[1], out[2]};
+  if (out.size() > 3) model.copy_per_byte = out[3];
+  return model;
+}
+
+void add_model(CLI::App& app, coll::CostModel& model) {
+  add_parsed(app, "--model", model, parse_model, "1.5e-6,6.25e-11,2e-10", "ALPHA,BETA,GAMMA[,COPY]",
+             "seconds per transfer, per byte sent, per byte reduced[, per byte copied: gamma if not given]; the "
+             "default is seed 003's machine");
 }
 
 void add_simulate(CLI::App& app, SimulateOptions& o) {
@@ -241,9 +249,7 @@ void add_simulate(CLI::App& app, SimulateOptions& o) {
   add_number(*simulate, "--ranks", o.ranks, CLI::Range(1, 1 << 20), "P");
   add_parsed(*simulate, "--bytes", o.bytes, parse_bytes, "1M", "BYTES",
              "bytes per rank (per block for allgather and reduce_scatter), float32 elements");
-  add_parsed(*simulate, "--model", o.model, parse_model, "1.5e-6,6.25e-11,2e-10", "ALPHA,BETA,GAMMA[,COPY]",
-             "seconds per transfer, per byte sent, per byte reduced[, per byte copied: gamma if not given]; the "
-             "default is seed 003's machine");
+  add_model(*simulate, o.model);
   simulate->add_option("--arrivals", o.arrivals,
                        "one-late:MS (the last rank MS late), rand-late:MS (each rank uniform in [0, MS]) or a file "
                        "of one arrival time in ms per rank; not given: all at 0")
@@ -254,6 +260,26 @@ void add_simulate(CLI::App& app, SimulateOptions& o) {
   add_number(*simulate, "--fanout", o.fanout, at_least(0), "fan-out of k-ary trees; 0: the algorithm's default");
   add_number(*simulate, "--path-steps", o.path_steps, at_least(0), "critical-path steps printed (the last ones)");
   add_csv(*simulate, o);
+}
+
+void add_suara_table(CLI::App& app, SuaraTableOptions& o) {
+  CLI::App* suara = app.add_subcommand(
+      "suara",
+      "SUARA (seed 003) in the schedule simulator (no MPI, no mpirun): the grid suara_grid chooses against every "
+      "flat candidate, per P and size, as a markdown table");
+  add_parsed(*suara, "--ranks", o.ranks, [](const std::string& text) {
+    std::vector<int> ranks;
+    for (const auto& item : split_list(text)) {
+      const double p = parse_number(item);
+      if (p < 1 || p > (1 << 20)) throw std::invalid_argument("P must be in [1, 1048576], not " + item);
+      ranks.push_back(static_cast<int>(p));
+    }
+    if (ranks.empty()) throw std::invalid_argument("no P in '" + text + "'");
+    return ranks;
+  }, "64,256,1024,4096,16384", "LIST", "P values");
+  add_sizes(*suara, o.sizes, "8,512,8K,64K,1M,16M,64M");
+  add_model(*suara, o.model);
+  add_csv(*suara, o);
 }
 
 void add_calibrate(CLI::App& app, CalibrateOptions& o) {
@@ -333,6 +359,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   PapOptions pap;
   WarmupOptions warmup;
   SimulateOptions simulate;
+  SuaraTableOptions suara;
   CalibrateOptions calibrate;
   DsopOptions dsop;
   CLI::App app("earlybird's benchmarks; run under mpirun: mpirun -np P eb-bench <job> [options]", "eb-bench");
@@ -343,6 +370,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   add_pap(app, pap);
   add_warmup(app, warmup);
   add_simulate(app, simulate);
+  add_suara_table(app, suara);
   add_calibrate(app, calibrate);
   add_dsop(app, dsop);
   try {
@@ -353,13 +381,15 @@ CommandLine parse_command_line(int argc, char** argv) {
   }
   for (JobOptions* job : {static_cast<JobOptions*>(&sweep), static_cast<JobOptions*>(&overlap),
                           static_cast<JobOptions*>(&pap), static_cast<JobOptions*>(&warmup),
-                          static_cast<JobOptions*>(&simulate), static_cast<JobOptions*>(&calibrate),
+                          static_cast<JobOptions*>(&simulate), static_cast<JobOptions*>(&suara),
+                          static_cast<JobOptions*>(&calibrate),
                           static_cast<JobOptions*>(&dsop)})
     job->command_line = joined(argc, argv);
   if (app.got_subcommand("sweep")) return {JobRequest(std::move(sweep)), 0};
   if (app.got_subcommand("overlap")) return {JobRequest(std::move(overlap)), 0};
   if (app.got_subcommand("warmup")) return {JobRequest(std::move(warmup)), 0};
   if (app.got_subcommand("simulate")) return {JobRequest(std::move(simulate)), 0};
+  if (app.got_subcommand("suara")) return {JobRequest(std::move(suara)), 0};
   if (app.got_subcommand("calibrate")) return {JobRequest(std::move(calibrate)), 0};
   if (app.got_subcommand("dsop")) return {JobRequest(std::move(dsop)), 0};
   return {JobRequest(std::move(pap)), 0};

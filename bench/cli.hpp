@@ -13,8 +13,8 @@
 namespace earlybird::bench {
 
 using JobRequest =
-    std::variant<SweepOptions, OverlapOptions, PapOptions, WarmupOptions, SimulateOptions, CalibrateOptions,
-                 DsopOptions>;
+    std::variant<SweepOptions, OverlapOptions, PapOptions, WarmupOptions, SimulateOptions, SuaraTableOptions,
+                 CalibrateOptions, DsopOptions>;
 
 struct CommandLine {
   std::optional<JobRequest> job;  // none: exit with exit_code (help shown, or an error)

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <earlybird/collectives/simulate.hpp>
 #include <earlybird/earlybird.hpp>
 #include <string>
 #include <vector>
@@ -58,12 +59,21 @@ struct SimulateOptions : JobOptions {
   std::string algorithm = "ring";
   int ranks = 16;
   std::size_t bytes = 1 << 20;  // per rank (per block for allgather, reduce_scatter), float32 elements
-  std::vector<double> model;    // alpha s, beta s/B, gamma s/B[, copy s/B]
+  coll::CostModel model;
   std::string arrivals;         // "", one-late:MS, rand-late:MS or a file of one time in ms per rank
   std::uint64_t seed = 1;       // for rand-late
   std::size_t segment_bytes = 0;
   int fanout = 0;
   int path_steps = 12;  // critical-path steps printed (the last ones)
+};
+
+// SUARA's grids against the flat algorithms, in the schedule simulator (no
+// MPI): for every P and size, the grid suara_grid chooses and every flat
+// candidate's predicted time.
+struct SuaraTableOptions : JobOptions {
+  std::vector<int> ranks;            // P
+  std::vector<std::size_t> sizes;    // bytes per rank, float32 elements
+  coll::CostModel model;
 };
 
 // The cost model's parameters for the level the job runs on (node: every
@@ -95,5 +105,6 @@ int run_pap(Communicator& comm, const PapOptions& options);
 // Communicator::warm_up().
 int run_warmup(Communicator& comm, const WarmupOptions& options);
 int run_simulate(const SimulateOptions& options);
+int run_suara_table(const SuaraTableOptions& options);
 
 }  // namespace earlybird::bench

@@ -10,6 +10,11 @@ pap: one PNG per P, mode and size (DIR/pap-<mode>-P<P>-<bytes>B.png), speedup
 over ring (mean time over ranks, ring / algorithm) against the maximum delay
 (symmetric log axis, so delay 0 is drawn). Failed algorithms are left out.
 
+suara (eb-bench suara --csv): DIR/suara.png, SUARA's predicted speedup over
+the best flat algorithm and over the ring (where the ring was simulated)
+against P on a log axis, one line per size, with sqrt(P / P_min) for the
+growth seed 003's paper reports.
+
 Usage: bench/plot.py RESULT.csv [MORE.csv ...] [--out DIR]
 Needs matplotlib (Debian: apt-get install python3-matplotlib).
 """
@@ -174,6 +179,42 @@ def draw_paps(plt, rows, out_dir):
         print(draw_pap(plt, ranks, mode, size, members, out_dir))
 
 
+def draw_suara(plt, rows, out_dir):
+    if not rows:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+    by_size = defaultdict(list)
+    for row in rows:
+        by_size[int(row["bytes"])].append(row)
+    all_ranks = sorted({int(row["ranks"]) for row in rows})
+    for size, members in sorted(by_size.items()):
+        members.sort(key=lambda row: int(row["ranks"]))
+        ranks = [int(row["ranks"]) for row in members]
+        axes[0].plot(ranks, [float(row["speedup"]) for row in members], marker="o", label=size_label(size))
+        over_ring = [(int(row["ranks"]), float(row["ring_us"]) / float(row["suara_us"]))
+                     for row in members if row["ring_us"]]
+        if over_ring:
+            axes[1].plot(*zip(*over_ring), marker="o", label=size_label(size))
+    smallest = all_ranks[0]
+    for ax in axes:
+        ax.plot(all_ranks, [math.sqrt(p / smallest) for p in all_ranks], "k--", label=f"sqrt(P / {smallest})")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("P (ranks)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("predicted speedup: best flat / suara")
+    axes[0].set_title("SUARA over the best flat algorithm")
+    axes[1].set_ylabel("predicted speedup: ring / suara")
+    axes[1].set_title("SUARA over the ring (simulated up to 1024 ranks)")
+    fig.suptitle("eb-bench suara: schedule simulator, seed 003's machine (a model, not a measurement)")
+    fig.tight_layout()
+    path = os.path.join(out_dir, "suara.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(path)
+
+
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
@@ -194,17 +235,18 @@ def import_pyplot():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv", nargs="+", help="CSV files written by eb-bench sweep --csv or eb-bench pap --csv")
+    parser.add_argument("csv", nargs="+", help="CSV files written by eb-bench sweep, pap or suara with --csv")
     parser.add_argument("--out", help="directory for the PNGs (default: next to the first CSV)")
     args = parser.parse_args()
     plt = import_pyplot()
     rows = load_rows(args.csv)
-    if not rows["sweep"] and not rows["pap"]:
-        sys.exit("no sweep or pap rows in " + ", ".join(args.csv))
+    if not rows["sweep"] and not rows["pap"] and not rows["suara"]:
+        sys.exit("no sweep, pap or suara rows in " + ", ".join(args.csv))
     out_dir = args.out or os.path.dirname(os.path.abspath(args.csv[0]))
     os.makedirs(out_dir, exist_ok=True)
     draw_sweeps(plt, rows["sweep"], out_dir)
     draw_paps(plt, rows["pap"], out_dir)
+    draw_suara(plt, rows["suara"], out_dir)
 
 
 if __name__ == "__main__":

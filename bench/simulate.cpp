@@ -22,12 +22,6 @@ namespace {
 
 constexpr std::size_t kElemBytes = 4;  // float32, as every eb-bench job
 
-coll::CostModel model_of(const std::vector<double>& v) {
-  coll::CostModel m{v.at(0), v.at(1), v.at(2)};
-  if (v.size() > 3) m.copy_per_byte = v[3];
-  return m;
-}
-
 // Arrival times in seconds, one per rank; empty: all at 0.
 std::vector<double> arrivals_of(const SimulateOptions& o) {
   const std::string& spec = o.arrivals;
@@ -109,7 +103,7 @@ int run_simulate(const SimulateOptions& o) {
   if (!algorithm)
     throw std::invalid_argument("no " + o.collective + " algorithm '" + o.algorithm + "' (" +
                                 coll::algorithm_names(collective) + ")");
-  const coll::CostModel model = model_of(o.model);
+  const coll::CostModel& model = o.model;
   const std::vector<double> arrivals = arrivals_of(o);
   coll::AlgorithmParams params;
   params.segment_elems = o.segment_bytes / kElemBytes;

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -135,11 +136,34 @@ TEST_CASE("suara_grid: steps multiply to P, the prediction is their sum, never a
       CHECK(product == p);
       CHECK(grid.predicted_s == doctest::Approx(sum).epsilon(1e-12));
       if (p == 1) continue;
-      // One step of all P ranks is among the grids searched.
-      const double flat = simulate(allreduce_recursive_doubling(p, count), kElemBytes, kSuaraMachine).time;
+      // One step of all P ranks is among the grids searched, and a grid of
+      // more steps is taken only when it predicts clearly less.
+      double flat = std::numeric_limits<double>::max();
+      for (std::string_view name : kSuaraCandidates)
+        flat = std::min(flat, simulate(find_allreduce(name)->make(p, count, {}, kElemBytes), kElemBytes,
+                                       kSuaraMachine).time);
       CHECK(grid.predicted_s <= flat * (1 + 1e-12));
+      if (grid.steps.size() > 1) CHECK(grid.predicted_s < flat * (1 - 1e-9));
     }
   }
+}
+
+TEST_CASE("suara_grid leaves the ring family out of steps above kSuaraLargestRingStep ranks, and only there") {
+  auto has = [](const std::vector<std::string_view>& names, std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  for (int p : {2, kSuaraLargestRingStep}) {
+    CAPTURE(p);
+    CHECK(suara_step_candidates(p).size() == kSuaraCandidates.size());
+  }
+  const std::vector<std::string_view> large = suara_step_candidates(kSuaraLargestRingStep + 1);
+  CHECK_FALSE(has(large, "ring"));
+  CHECK_FALSE(has(large, "segmented_ring"));
+  CHECK(large.size() == kSuaraCandidates.size() - 2);
+  // A grid over 2048 ranks: no step above the limit runs a ring.
+  const SuaraGrid grid = suara_grid(2048, 2, kElemBytes);
+  for (const SuaraStep& step : grid.steps)
+    if (step.size > kSuaraLargestRingStep) CHECK(has(large, step.algorithm));
 }
 
 TEST_CASE("suara on a grid that does not multiply to P, or names no catalogue allreduce, is refused") {

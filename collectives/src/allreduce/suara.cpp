@@ -12,8 +12,13 @@
 // Choice (suara_grid): the factorization of P and the algorithm of each
 // step (ring, segmented_ring, recursive_doubling, rabenseifner, binomial)
 // with the least predicted sum of step times, each the schedule simulator's
-// prediction (simulate.hpp) under seed 003's machine: alpha 1.5 us, beta
-// 6.25e-11 s/B, gamma 2e-10 s/B (copies at gamma). A step's time depends on
+// prediction (simulate.hpp) under seed 003's machine by default: alpha
+// 1.5 us, beta 6.25e-11 s/B, gamma 2e-10 s/B (copies at gamma). Steps of
+// more than kSuaraLargestRingStep ranks leave out the ring and the segmented
+// ring: their global schedules (4n(n - 1) steps) take seconds to build at
+// n = 1024 and gigabytes beyond. Under Hockney costs nothing is lost at a
+// power-of-two n (rabenseifner has the ring's beta and gamma terms and
+// 2 log2 n alphas instead of 2(n - 1)); at other n a ring might have won. A step's time depends on
 // its size only, so the best algorithm per size is simulated once per
 // divisor of P, and the best grid of n ranks is the better of one step of n
 // and, for each divisor d of n, a step of d then the best grid of n / d
@@ -45,7 +50,6 @@
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/simulate.hpp>
 
-#include <array>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -55,20 +59,19 @@
 namespace earlybird::coll {
 namespace {
 
-constexpr std::array<std::string_view, 5> kCandidates{"ring", "segmented_ring", "recursive_doubling", "rabenseifner",
-                                                       "binomial"};
+bool ring_family(std::string_view name) { return name == "ring" || name == "segmented_ring"; }
 
 struct StepChoice {
   std::string_view algorithm;  // empty: one rank, nothing to do
   double predicted_s = 0;
 };
 
-StepChoice best_step(int ranks, std::size_t count, std::size_t elem_bytes) {
+StepChoice best_step(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model) {
   if (ranks == 1) return {};
   StepChoice best{{}, std::numeric_limits<double>::max()};
-  for (std::string_view name : kCandidates) {
+  for (std::string_view name : suara_step_candidates(ranks)) {
     const Schedule s = find_allreduce(name)->make(ranks, count, AlgorithmParams{}, elem_bytes);
-    const double t = simulate(s, elem_bytes, kSuaraMachine).time;
+    const double t = simulate(s, elem_bytes, model).time;
     if (t < best.predicted_s) best = {name, t};
   }
   return best;
@@ -114,10 +117,16 @@ void append_step(Builder& b, const SuaraStep& step, int stride, Buffer input_as,
   b.begin_scratch_region();
 }
 
+// Whether a grid of more steps beats one of fewer by more than rounding (a
+// grid of recursive doublings predicts the flat recursive doubling's time to
+// the last bits: the flat one is kept).
+bool clearly_faster(double candidate_s, double incumbent_s) { return candidate_s < incumbent_s * (1 - 1e-9); }
+
 // The best grid for every divisor of P, smallest first (suara_grid).
 class GridSearch {
  public:
-  GridSearch(int ranks, std::size_t count, std::size_t elem_bytes) : count_(count), elem_bytes_(elem_bytes) {
+  GridSearch(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model)
+      : count_(count), elem_bytes_(elem_bytes), model_(model) {
     for (int d = 1; d <= ranks; ++d)
       if (ranks % d == 0) divisors_.push_back(d);
   }
@@ -132,7 +141,7 @@ class GridSearch {
         if (d == 1 || d >= ranks || ranks % d != 0) continue;
         const StepChoice first = best_step(d);
         const SuaraGrid& rest = best(ranks / d);
-        if (first.predicted_s + rest.predicted_s >= grid.predicted_s) continue;
+        if (!clearly_faster(first.predicted_s + rest.predicted_s, grid.predicted_s)) continue;
         grid.steps = {{d, first.algorithm}};
         grid.steps.insert(grid.steps.end(), rest.steps.begin(), rest.steps.end());
         grid.predicted_s = first.predicted_s + rest.predicted_s;
@@ -144,10 +153,11 @@ class GridSearch {
  private:
   const StepChoice& best_step(int ranks) {
     if (auto known = steps_.find(ranks); known != steps_.end()) return known->second;
-    return steps_.emplace(ranks, coll::best_step(ranks, count_, elem_bytes_)).first->second;
+    return steps_.emplace(ranks, coll::best_step(ranks, count_, elem_bytes_, model_)).first->second;
   }
 
   std::size_t count_, elem_bytes_;
+  CostModel model_;
   std::vector<int> divisors_;
   std::map<int, StepChoice> steps_;
   std::map<int, SuaraGrid> grids_;
@@ -155,8 +165,15 @@ class GridSearch {
 
 }  // namespace
 
-SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes) {
-  return GridSearch(ranks, count, elem_bytes).best(ranks);
+std::vector<std::string_view> suara_step_candidates(int ranks) {
+  std::vector<std::string_view> names;
+  for (std::string_view name : kSuaraCandidates)
+    if (!ring_family(name) || ranks <= kSuaraLargestRingStep) names.push_back(name);
+  return names;
+}
+
+SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model) {
+  return GridSearch(ranks, count, elem_bytes, model).best(ranks);
 }
 
 Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes) {

@@ -7,6 +7,7 @@
 #include <earlybird/collectives/schedule.hpp>
 #include <earlybird/collectives/simulate.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -65,9 +66,16 @@ struct SuaraGrid {
   std::vector<SuaraStep> steps;  // sizes multiply to P; none when P = 1
   double predicted_s = 0;        // under the model suara.cpp names
 };
-// The machine suara_grid predicts on: seed 003's (alpha, beta, gamma).
+// The machine suara_grid predicts on unless told: seed 003's (alpha, beta, gamma).
 inline constexpr CostModel kSuaraMachine{1.5e-6, 6.25e-11, 2e-10};
-SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes);
+// The flat algorithms a step may run.
+inline constexpr std::array<std::string_view, 5> kSuaraCandidates{"ring", "segmented_ring", "recursive_doubling",
+                                                                  "rabenseifner", "binomial"};
+// Steps above this many ranks do not consider the ring family (suara.cpp).
+inline constexpr int kSuaraLargestRingStep = 1024;
+// The flat algorithms suara_grid simulates for a step of `ranks` ranks.
+std::vector<std::string_view> suara_step_candidates(int ranks);
+SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model = kSuaraMachine);
 Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes);
 Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes);
 
