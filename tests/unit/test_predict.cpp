@@ -117,62 +117,25 @@ TEST_CASE("auto: the model's first choice for the call's size class; the inline 
                                         direct ? profile.node : profile.network);
         CAPTURE(ranks);
         CAPTURE(bytes);
-        const auto chosen = default_algorithm(Collective::allreduce, bytes, ranks, true, direct);
-        CHECK(chosen.algorithm == ranked.front().algorithm);
-        CHECK(chosen.segment_bytes == ranked.front().segment_bytes);
+        CHECK(default_algorithm(Collective::allreduce, bytes, ranks, true, direct) == ranked.front().algorithm);
       }
-  auto algorithm = [](Collective c, std::size_t bytes, int ranks, bool commutative, bool direct) {
-    return default_algorithm(c, bytes, ranks, commutative, direct).algorithm;
-  };
-  CHECK(algorithm(Collective::allreduce, 448, 4, true, true) == "inline_flags");
-  CHECK(algorithm(Collective::allreduce, 448, 4, true, false) != "inline_flags");
+  CHECK(default_algorithm(Collective::allreduce, 448, 4, true, true) == "inline_flags");
+  CHECK(default_algorithm(Collective::allreduce, 448, 4, true, false) != "inline_flags");
   // Reduce-scatter publishes its P blocks: 4 x 128 B > 448 B.
-  CHECK(algorithm(Collective::reduce_scatter, 128, 4, true, true) != "inline_flags");
+  CHECK(default_algorithm(Collective::reduce_scatter, 128, 4, true, true) != "inline_flags");
   // Every collective but reduce-scatter (whose algorithms all reduce out of
   // rank order: "" then, and the call fails naming why) gets an algorithm
   // that suits a non-commutative operator.
-  CHECK(algorithm(Collective::reduce_scatter, 1 << 20, 5, false, false).empty());
+  CHECK(default_algorithm(Collective::reduce_scatter, 1 << 20, 5, false, false).empty());
   for (Collective c : {Collective::allreduce, Collective::reduce, Collective::bcast, Collective::allgather}) {
-    const Algorithm* a = find_algorithm(c, algorithm(c, 1 << 20, 5, false, false));
+    const std::string name = default_algorithm(c, 1 << 20, 5, false, false);
+    const Algorithm* a = find_algorithm(c, name);
     REQUIRE(a);
     CHECK_FALSE(a->needs_commutative);
   }
   // A communicator beyond kModelRanks takes the choice made for kModelRanks.
-  CHECK(algorithm(Collective::allreduce, 1 << 20, 1000, true, false) ==
-        algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true, false));
-}
-
-TEST_CASE("predict_all: a pipelined algorithm at the best of its default and kSegmentChoicesBytes") {
-  const Algorithm& chain = allreduce("chain");
-  REQUIRE(chain.pipelined);
-  constexpr int kRanks = 8;
-  constexpr std::size_t kCount = std::size_t{1} << 18;  // 1 MiB of floats
-  auto chain_in = [](const std::vector<Prediction>& ranked) {
-    for (const Prediction& p : ranked)
-      if (p.algorithm == "chain") return p;
-    FAIL("chain not ranked");
-    return Prediction{};
-  };
-  for (const LevelCosts& costs : {LevelCosts{CostModel{1e-9, 1e-9, 0, 0, 0}, 0},     // bandwidth-bound
-                                  LevelCosts{CostModel{1e-3, 1e-12, 0, 0, 0}, 0}}) {  // latency-bound
-    CAPTURE(costs.model.alpha);
-    const Prediction best = chain_in(predict_all(Collective::allreduce, kRanks, kCount, 4, true, costs));
-    CHECK(best.seconds == doctest::Approx(predict(chain, kRanks, kCount, 4, costs, best.segment_bytes)));
-    CHECK(best.seconds <= predict(chain, kRanks, kCount, 4, costs));
-    for (std::size_t segment : kSegmentChoicesBytes)
-      if (segment < kCount * 4) CHECK(best.seconds <= predict(chain, kRanks, kCount, 4, costs, segment));
-  }
-  // Nearly free transfers: a segment finer than the default pipelines better;
-  // costly transfers: never one finer than the default.
-  const std::size_t fine =
-      chain_in(predict_all(Collective::allreduce, kRanks, kCount, 4, true, {CostModel{1e-9, 1e-9, 0, 0, 0}, 0}))
-          .segment_bytes;
-  CHECK(fine != 0);
-  CHECK(fine < chain.default_segment_bytes);
-  const std::size_t coarse =
-      chain_in(predict_all(Collective::allreduce, kRanks, kCount, 4, true, {CostModel{1e-3, 1e-12, 0, 0, 0}, 0}))
-          .segment_bytes;
-  CHECK((coarse == 0 || coarse > chain.default_segment_bytes));
+  CHECK(default_algorithm(Collective::allreduce, 1 << 20, 1000, true) ==
+        default_algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
 }
 
 TEST_CASE("predict: counts past kSimulatedCount are extrapolated on the simulated line") {

@@ -103,38 +103,19 @@ std::string format_profile(const MachineProfile& profile) {
 namespace {
 
 double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-                 const CostModel& model, std::size_t segment_bytes) {
-  AlgorithmParams params;
-  params.segment_elems = segment_bytes / elem_bytes;
-  return simulate(algorithm.make(ranks, count, params, elem_bytes), elem_bytes, model).time;
-}
-
-// `algorithm` at its default segment and at every kSegmentChoicesBytes
-// smaller than the vector: the fastest (the default on a tie).
-Prediction best_segment(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-                        const LevelCosts& costs) {
-  Prediction best{algorithm.name, predict(algorithm, ranks, count, elem_bytes, costs), 0};
-  if (!algorithm.pipelined) return best;
-  for (std::size_t segment : kSegmentChoicesBytes) {
-    if (segment == algorithm.default_segment_bytes || segment < elem_bytes || segment >= count * elem_bytes) continue;
-    const double seconds = predict(algorithm, ranks, count, elem_bytes, costs, segment);
-    if (seconds < best.seconds) best = {algorithm.name, seconds, segment};
-  }
-  return best;
+                 const CostModel& model) {
+  return simulate(algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes), elem_bytes, model).time;
 }
 
 }  // namespace
 
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-               const LevelCosts& costs, std::size_t segment_bytes) {
-  const auto at = [&](std::size_t elements) {
-    return simulated(algorithm, ranks, elements, elem_bytes, costs.model, segment_bytes);
-  };
-  if (count <= kSimulatedCount) return at(count) + costs.per_call;
+               const LevelCosts& costs) {
+  if (count <= kSimulatedCount) return simulated(algorithm, ranks, count, elem_bytes, costs.model) + costs.per_call;
   // Linear in the count from here on: the line through the simulations at
   // kSimulatedCount / 2 and kSimulatedCount.
-  const double full = at(kSimulatedCount);
-  const double half = at(kSimulatedCount / 2);
+  const double full = simulated(algorithm, ranks, kSimulatedCount, elem_bytes, costs.model);
+  const double half = simulated(algorithm, ranks, kSimulatedCount / 2, elem_bytes, costs.model);
   const double per_element = (full - half) / static_cast<double>(kSimulatedCount / 2);
   return full + per_element * static_cast<double>(count - kSimulatedCount) + costs.per_call;
 }
@@ -144,7 +125,7 @@ std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_
   std::vector<Prediction> predictions;
   for (const Algorithm& a : algorithms(collective)) {
     if (a.arrival != ArrivalOrder::none || a.runs_inline || (a.needs_commutative && !commutative)) continue;
-    predictions.push_back(best_segment(a, ranks, count, elem_bytes, costs));
+    predictions.push_back({a.name, predict(a, ranks, count, elem_bytes, costs)});
   }
   std::stable_sort(predictions.begin(), predictions.end(),
                    [](const Prediction& x, const Prediction& y) { return x.seconds < y.seconds; });

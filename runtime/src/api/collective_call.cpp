@@ -1,5 +1,7 @@
 #include "collective_call.hpp"
 
+#include "../config/algorithm_choice.hpp"
+
 #include <cstdio>
 
 namespace earlybird::detail {
@@ -16,15 +18,13 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
 
 }  // namespace
 
-config::AutoChoice choose_algorithm(const CollectiveCall& call, int ranks, bool direct, bool log) {
-  const std::size_t segment = call.options.segment_bytes;
-  if (!call.options.algorithm.empty() && call.options.algorithm != "auto") return {call.options.algorithm, segment};
+std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, bool log) {
+  if (!call.options.algorithm.empty() && call.options.algorithm != "auto") return call.options.algorithm;
   const bool commutative = !call.reduces() || call.op.commutative();
   std::string explanation;
-  config::AutoChoice chosen = config::default_algorithm(call.collective, call.count * size_of(call.type), ranks,
-                                                        commutative, direct, &explanation);
+  std::string chosen = config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative,
+                                                 direct, &explanation);
   if (log && !explanation.empty()) std::fputs(explanation.c_str(), stderr);
-  if (segment) chosen.segment_bytes = segment;
   return chosen;
 }
 

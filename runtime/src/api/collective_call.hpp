@@ -4,8 +4,6 @@
 // flags carry so that ranks calling different collectives are caught.
 #pragma once
 
-#include "../config/algorithm_choice.hpp"
-
 #include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/types.hpp>
 
@@ -36,14 +34,12 @@ struct CollectiveCall {
   }
 };
 
-// The algorithm this call runs and its segment: options.algorithm, or the
-// default for its collective, size and operator, and whether every rank's
-// window is directly reachable (config/algorithm_choice.hpp), "" if none
-// fits; options.segment_bytes when given, else the default's segment (0: the
-// algorithm's own default). `log`: print the model's choice and runners-up
-// on stderr the first time it decides one. Throws earlybird::Error when
-// EARLYBIRD_PROFILE is malformed.
-config::AutoChoice choose_algorithm(const CollectiveCall& call, int ranks, bool direct, bool log = false);
+// The algorithm this call runs: options.algorithm, or the default for its
+// collective, size and operator, and whether every rank's window is directly
+// reachable (config/algorithm_choice.hpp). "" if none fits. `log`: print
+// the model's choice and runners-up on stderr the first time it decides one.
+// Throws earlybird::Error when EARLYBIRD_PROFILE is malformed.
+std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, bool log = false);
 // "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
 // What makes a call invalid whatever its buffers (root, algorithm, operator

@@ -87,9 +87,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
   try {
-    const config::AutoChoice chosen = choose_algorithm(call, size_, direct(), options_.verbose && rank_ == 0);
-    p->algorithm = chosen.algorithm;
-    p->segment_bytes = chosen.segment_bytes;
+    p->algorithm = choose_algorithm(call, size_, direct(), options_.verbose && rank_ == 0);
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
     p->description = describe(call, "auto", rank_, size_);
     p->invalid = e.what();
@@ -122,7 +120,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
 void CommCore::plan_batches(Prepared& p) {
   const CollectiveCall& call = p.shape;
   const std::size_t elem = size_of(call.type);
-  const std::size_t segment_elems = p.segment_bytes ? std::max<std::size_t>(1, p.segment_bytes / elem) : 0;
+  const std::size_t segment_elems =
+      call.options.segment_bytes ? std::max<std::size_t>(1, call.options.segment_bytes / elem) : 0;
   const bool by_arrival = pap::arrival_ordered(*p.info);
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
   PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,

@@ -37,9 +37,7 @@ std::string explain(const ChoiceKey& key, const std::vector<coll::Prediction>& r
                 key.commutative ? "" : "non-", key.direct ? "node" : "network");
   std::string text = line;
   for (std::size_t i = 0; i < ranked.size() && i < 4; ++i) {
-    const std::size_t segment = ranked[i].segment_bytes;
-    std::snprintf(line, sizeof line, "%s%s%s%s %.1f us", i ? ", " : "", std::string(ranked[i].algorithm).c_str(),
-                  segment ? " segment " : "", segment ? (std::to_string(segment >> 10) + " KiB").c_str() : "",
+    std::snprintf(line, sizeof line, "%s%s %.1f us", i ? ", " : "", std::string(ranked[i].algorithm).c_str(),
                   ranked[i].seconds * 1e6);
     text += line;
   }
@@ -84,19 +82,18 @@ const coll::MachineProfile& machine_profile() {
   return profile;
 }
 
-AutoChoice default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
-                             std::string* explanation) {
+std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
+                              std::string* explanation) {
   // What one rank publishes on the inline lines: reduce-scatter its P blocks.
   const std::size_t published = collective == Collective::reduce_scatter ? bytes * static_cast<std::size_t>(ranks) : bytes;
   if (direct && ranks > 1 && published <= kInlineFlagsBytes) {
     const coll::Algorithm* inline_flags = coll::find_algorithm(collective, "inline_flags");
-    if (inline_flags && (commutative || !inline_flags->needs_commutative)) return {"inline_flags"};
+    if (inline_flags && (commutative || !inline_flags->needs_commutative)) return "inline_flags";
   }
-  if (ranks <= 1 || bytes == 0) return {first_suitable(collective, commutative)};
+  if (ranks <= 1 || bytes == 0) return first_suitable(collective, commutative);
   const ChoiceKey key{collective, std::min(ranks, kModelRanks), std::bit_ceil(bytes), commutative, direct};
   const auto& ranked = ranking(key, explanation);
-  if (ranked.empty()) return {};
-  return {std::string(ranked.front().algorithm), ranked.front().segment_bytes};
+  return ranked.empty() ? "" : std::string(ranked.front().algorithm);
 }
 
 coll::OuterProductAlgorithm default_outer_product_algorithm(int ranks, std::size_t rows, std::size_t cols,

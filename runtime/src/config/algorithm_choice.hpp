@@ -29,21 +29,15 @@ constexpr int kModelRanks = 64;
 // else coll::default_profile().
 const coll::MachineProfile& machine_profile();
 
-// What auto runs: an algorithm and, for a pipelined one, its segment.
-struct AutoChoice {
-  std::string algorithm;          // "" when no algorithm suits
-  std::size_t segment_bytes = 0;  // 0: the algorithm's default
-};
-
 // `bytes`: count x element size (per block for allgather and reduce-scatter);
 // `commutative`: whether the operator may be applied out of rank order
 // (true for collectives that reduce nothing); `direct`: every rank's window
 // is directly reachable (one node, shared window: the node level; else the
-// network level). `explanation`, when given, receives the choice and the
-// runners-up's predicted times the first time this class is decided in the
-// process (else it is left empty).
-AutoChoice default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
-                             bool direct = false, std::string* explanation = nullptr);
+// network level). "" when no algorithm suits. `explanation`, when given,
+// receives the choice and the runners-up's predicted times the first time
+// this class is decided in the process (else it is left empty).
+std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
+                              bool direct = false, std::string* explanation = nullptr);
 
 // Communicator::sum_outer_products when the call names no algorithm: the
 // model's first choice (coll::predict_outer_products) for min(P,

@@ -52,29 +52,20 @@ double parse_non_negative(const std::string& text);
 constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
 
 // The model's time for `algorithm` over `ranks` ranks and `count` elements
-// of `elem_bytes` bytes, cut into segments of `segment_bytes` when it is
-// pipelined (0: its default): the simulated schedule's time plus per_call;
-// above kSimulatedCount, the line through the times at kSimulatedCount / 2
-// and kSimulatedCount.
+// of `elem_bytes` bytes: the simulated schedule's time plus per_call; above
+// kSimulatedCount, the line through the times at kSimulatedCount / 2 and
+// kSimulatedCount.
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-               const LevelCosts& costs, std::size_t segment_bytes = 0);
-
-// The segment sizes the model tries for a pipelined algorithm besides its
-// default (only those smaller than the vector: larger ones are one segment).
-inline constexpr std::size_t kSegmentChoicesBytes[] = {std::size_t{8} << 10, std::size_t{32} << 10,
-                                                       std::size_t{128} << 10, std::size_t{512} << 10,
-                                                       std::size_t{2} << 20};
+               const LevelCosts& costs);
 
 struct Prediction {
   std::string_view algorithm;
   double seconds;
-  std::size_t segment_bytes = 0;  // the segment predicted for; 0: the algorithm's default (or not pipelined)
 };
 
 // Every algorithm of `collective` that `auto` may choose (not arrival-ordered,
 // not run on inline flag lines, commutativity suiting the operator), with its
-// prediction, fastest first (ties: catalogue order); a pipelined one at the
-// best of its default segment and kSegmentChoicesBytes (ties: the default).
+// prediction, fastest first (ties: catalogue order).
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                                     bool commutative, const LevelCosts& costs);
 
