@@ -18,11 +18,12 @@
 // ring: their global schedules (4n(n - 1) steps) take seconds to build at
 // n = 1024 and gigabytes beyond. Under Hockney costs nothing is lost at a
 // power-of-two n (rabenseifner has the ring's beta and gamma terms and
-// 2 log2 n alphas instead of 2(n - 1)); at other n a ring might have won. A step's time depends on
-// its size only, so the best algorithm per size is simulated once per
-// divisor of P, and the best grid of n ranks is the better of one step of n
-// and, for each divisor d of n, a step of d then the best grid of n / d
-// (memoised over the divisors of P). One step (L = 1) is the flat
+// 2 log2 n alphas instead of 2(n - 1)); at other n a ring might have won.
+// A step's time depends on its size only, so the best algorithm per size is
+// simulated once per divisor of P, and the best grid of n ranks is the
+// better of one step of n and, for each divisor d of n, a step of d then the
+// best grid of n / d (memoised over the divisors of P); a grid of more steps
+// must predict less by more than rounding. One step (L = 1) is the flat
 // algorithm: SUARA never predicts worse than the best flat candidate.
 //
 // Cost (Hockney), with the ring in every step and p_k = P^(1/L):
