@@ -59,6 +59,22 @@ std::size_t parse_bytes(const std::string& text) {
   }
 }
 
+// "1,2,3" -> {1, 2, 3}: at least one number, each in [lo, hi] (`what` names
+// them in the error).
+template <typename T>
+std::vector<T> parse_numbers(const std::string& text, const std::string& what, double lo, double hi) {
+  std::vector<T> out;
+  for (const auto& item : split_list(text)) {
+    const double value = parse_number(item);
+    if (value < lo || value > hi)
+      throw std::invalid_argument(what + " must be in [" + std::to_string(static_cast<long long>(lo)) + ", " +
+                                  std::to_string(static_cast<long long>(hi)) + "], not " + item);
+    out.push_back(static_cast<T>(value));
+  }
+  if (out.empty()) throw std::invalid_argument("no " + what + " in '" + text + "'");
+  return out;
+}
+
 // "8:16M" (powers of two from 8 B to 16 MiB) or a list "1K,64K,1M".
 std::vector<std::size_t> parse_sizes(const std::string& spec) {
   std::vector<std::size_t> out;
@@ -268,14 +284,7 @@ void add_suara_table(CLI::App& app, SuaraTableOptions& o) {
       "SUARA (seed 003) in the schedule simulator (no MPI, no mpirun): the grid suara_grid chooses against every "
       "flat candidate, per P and size, as a markdown table");
   add_parsed(*suara, "--ranks", o.ranks, [](const std::string& text) {
-    std::vector<int> ranks;
-    for (const auto& item : split_list(text)) {
-      const double p = parse_number(item);
-      if (p < 1 || p > (1 << 20)) throw std::invalid_argument("P must be in [1, 1048576], not " + item);
-      ranks.push_back(static_cast<int>(p));
-    }
-    if (ranks.empty()) throw std::invalid_argument("no P in '" + text + "'");
-    return ranks;
+    return parse_numbers<int>(text, "P", 1, 1 << 20);
   }, "64,256,1024,4096,16384", "LIST", "P values");
   add_sizes(*suara, o.sizes, "8,512,8K,64K,1M,16M,64M");
   add_model(*suara, o.model);
@@ -303,10 +312,7 @@ void add_dsop(CLI::App& app, DsopOptions& o) {
       "sum of outer products (seed 004): every algorithm of Communicator::sum_outer_products against the local "
       "product + MPI_Allreduce of the matrix, float32, with the model's predictions");
   add_parsed(*dsop, "--dims", o.dims, [](const std::string& text) {
-    std::vector<std::size_t> dims;
-    for (const auto& item : split_list(text)) dims.push_back(static_cast<std::size_t>(parse_number(item)));
-    if (dims.empty()) throw std::invalid_argument("no dimensions in '" + text + "'");
-    return dims;
+    return parse_numbers<std::size_t>(text, "dimension", 0, 1e15);
   }, "1000,2000,4000", "LIST", "N = M of the matrices");
   add_list(*dsop, "--algorithms", o.algorithms, "all",
            "all, or names from " + coll::outer_product_algorithm_names() + ", auto");
