@@ -23,6 +23,7 @@
 #include <mpi.h>
 
 #include <earlybird/collectives/predict.hpp>
+#include <earlybird/machine_probe.hpp>
 
 #include <algorithm>
 #include <array>
@@ -48,29 +49,12 @@ constexpr std::array<std::size_t, 2> kLatencyBytes{8, 4096};
 constexpr std::array<const char*, 3> kBandwidthAlgorithms{"ring", "rabenseifner", "recursive_doubling"};
 constexpr std::array<std::size_t, 4> kBandwidthBytes{64u << 10, 1u << 20, 4u << 20, 16u << 20};
 
-// Seconds per byte of the fastest of `rounds` runs of `pass` over `bytes`,
-// the slowest rank's.
-template <class Pass>
-double local_rate(std::size_t bytes, Pass pass) {
-  double best = 1e30;
-  for (int round = 0; round < 7; ++round) {
-    const auto start = std::chrono::steady_clock::now();
-    pass();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  MPI_Allreduce(MPI_IN_PLACE, &best, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return best / static_cast<double>(bytes);
-}
-
+// gamma and copy: every rank at once over 8 MiB (past the caches), the
+// slowest rank's best of 7.
 void measure_local_rates(coll::CostModel& model) {
-  const std::size_t n = (8u << 20) / sizeof(float);
-  std::vector<float> a(n, 1.0f), b(n, 2.0f);
-  model.gamma = local_rate(n * sizeof(float), [&] {
-    for (std::size_t i = 0; i < n; ++i) b[i] += a[i];
-  });
-  model.copy_per_byte = local_rate(n * sizeof(float), [&] { std::memcpy(b.data(), a.data(), n * sizeof(float)); });
-  const volatile float observed = b[n / 2];  // the passes' result is read: the compiler keeps them
-  (void)observed;
+  const MemoryRates rates = measure_memory_rates(MPI_COMM_WORLD, 8u << 20, 7);
+  model.gamma = rates.reduce_s_per_byte;
+  model.copy_per_byte = rates.copy_s_per_byte;
 }
 
 // One measured allreduce: its median time and what the simulator says it is

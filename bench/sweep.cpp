@@ -25,6 +25,7 @@ namespace {
 constexpr const char* kMpiDefault = "mpi:default";
 // Below this, latency decides, not memory traffic: no bound is printed.
 constexpr std::size_t kMemoryBoundFrom = 64 * 1024;
+constexpr int kMemoryRepetitions = 5;
 
 // ---- contenders ----------------------------------------------------------
 
@@ -114,8 +115,8 @@ struct Report {
     if (bound <= 0) return;
     std::printf("# %s: memory-traffic bound %.1f us (copy %.2f GB/s, reduce %.2f GB/s, measured now on every rank at "
                 "once); median / bound:",
-                format_bytes(r.bytes).c_str(), bound * 1e6, rates.copy_bytes_per_s / 1e9,
-                rates.reduce_bytes_per_s / 1e9);
+                format_bytes(r.bytes).c_str(), bound * 1e6, 1e-9 / rates.copy_s_per_byte,
+                1e-9 / rates.reduce_s_per_byte);
     for (std::size_t i = 0; i < contenders.size(); ++i)
       if (r.outcomes[i].timed()) std::printf(" %s %.2f", contenders[i].label.c_str(), r.outcomes[i].stats.median / bound);
     std::printf("\n");
@@ -211,7 +212,7 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
     const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks);
     add_to_totals(totals, contenders, r);
     std::optional<MemoryRates> rates;
-    if (with_memory_bound && r.bytes >= kMemoryBoundFrom) rates = measure_memory_rates(r.bytes, MPI_COMM_WORLD);
+    if (with_memory_bound && r.bytes >= kMemoryBoundFrom) rates = measure_memory_rates(MPI_COMM_WORLD, r.bytes, kMemoryRepetitions);
     if (rank == 0) report.print_size(r, rates);
     report.write_csv(csv, r, rates);
     std::fflush(stdout);

@@ -5,6 +5,7 @@
 // after every Communicator it gave out.
 #pragma once
 
+#include <earlybird/collectives/predict.hpp>
 #include <earlybird/communicator.hpp>
 
 #include <chrono>
@@ -38,6 +39,11 @@ class Runtime {
   // Ranks sharing this node, and the reduction threads each rank gets.
   int local_ranks() const;
   int worker_threads() const;
+  // The cost model's parameters `auto` chooses with, the same for every
+  // Runtime of the process: EARLYBIRD_PROFILE's file, else the start-up
+  // probe's (earlybird/machine_probe.hpp; EARLYBIRD_PROBE=0: off), else the
+  // defaults; `source` says which.
+  const coll::MachineProfile& cost_profile() const;
 
  private:
   struct Impl;

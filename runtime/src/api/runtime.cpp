@@ -3,9 +3,13 @@
 #include "../rma/mpi_comm.hpp"
 #include "../rma/transport_choice.hpp"
 #include "../topo/topology.hpp"
+#include "../config/algorithm_choice.hpp"
+
+#include <earlybird/machine_probe.hpp>
 
 #include <earlybird/runtime.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -37,6 +41,26 @@ NodePlace node_place() {
   MPI_Comm_size(node, &place.size);
   MPI_Comm_free(&node);
   return place;
+}
+
+// The start-up probe, unless a profile file is named or EARLYBIRD_PROBE=0:
+// every rank probes or none does (a rank that has a profile file keeps it).
+void probe_unless_profiled(bool verbose) {
+  int wanted = !config::profile_named_by_environment() && config::probe_allowed_by_environment() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &wanted, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!wanted) return;
+  const double start = MPI_Wtime();
+  const coll::MachineProfile defaults = coll::default_profile();
+  const coll::MachineProfile probed = probe_machine(MPI_COMM_WORLD, defaults);
+  const double took_ms = (MPI_Wtime() - start) * 1e3;
+  if (probed.source == defaults.source) return;  // one node: nothing measured
+  const bool used = config::use_probed_profile(probed);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (verbose && rank == 0)
+    std::fprintf(stderr, "earlybird: start-up probe, %.1f ms%s:\n%s", took_ms,
+                 used ? "" : " (not used: the process's profile was decided before)",
+                 coll::format_profile(probed).c_str());
 }
 
 }  // namespace
@@ -85,6 +109,7 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   impl_->comm_options = config::comm_options_from_environment();
   if (options.scratch_bytes) impl_->comm_options.scratch_bytes = options.scratch_bytes;
   if (options.timeout.count() > 0) impl_->comm_options.timeout = options.timeout;
+  probe_unless_profiled(impl_->comm_options.verbose);
   const NodePlace place = node_place();
   impl_->local_ranks = place.size;
   impl_->workers = options.worker_threads > 0 ? options.worker_threads : topo::thread_budget(impl_->local_ranks);
@@ -108,5 +133,6 @@ Communicator Runtime::world() { return impl_->world; }
 Communicator Runtime::adopt(MPI_Comm comm) { return impl_->make(comm); }
 int Runtime::local_ranks() const { return impl_->local_ranks; }
 int Runtime::worker_threads() const { return impl_->workers; }
+const coll::MachineProfile& Runtime::cost_profile() const { return config::machine_profile(); }
 
 }  // namespace earlybird

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -69,17 +70,48 @@ std::string first_suitable(Collective collective, bool commutative) {
 
 }  // namespace
 
+bool profile_named_by_environment() {
+  const char* path = std::getenv("EARLYBIRD_PROFILE");
+  return path && *path;
+}
+
+namespace {
+
+// The process's profile: set once, never changed.
+struct ChosenProfile {
+  std::mutex mutex;
+  std::optional<coll::MachineProfile> profile;
+};
+
+ChosenProfile& chosen() {
+  static ChosenProfile chosen;
+  return chosen;
+}
+
+coll::MachineProfile profile_from_environment_or_defaults() {
+  if (!profile_named_by_environment()) return coll::default_profile();
+  try {
+    return coll::read_profile(std::getenv("EARLYBIRD_PROFILE"));
+  } catch (const std::invalid_argument& e) {
+    throw Error(std::string("earlybird: EARLYBIRD_PROFILE: ") + e.what());
+  }
+}
+
+}  // namespace
+
+bool use_probed_profile(const coll::MachineProfile& probed) {
+  ChosenProfile& c = chosen();
+  std::lock_guard lock(c.mutex);
+  if (c.profile || profile_named_by_environment()) return false;
+  c.profile = probed;
+  return true;
+}
+
 const coll::MachineProfile& machine_profile() {
-  static const coll::MachineProfile profile = [] {
-    const char* path = std::getenv("EARLYBIRD_PROFILE");
-    if (!path || !*path) return coll::default_profile();
-    try {
-      return coll::read_profile(path);
-    } catch (const std::invalid_argument& e) {
-      throw Error(std::string("earlybird: EARLYBIRD_PROFILE: ") + e.what());
-    }
-  }();
-  return profile;
+  ChosenProfile& c = chosen();
+  std::lock_guard lock(c.mutex);
+  if (!c.profile) c.profile = profile_from_environment_or_defaults();
+  return *c.profile;
 }
 
 std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,

@@ -24,10 +24,16 @@ constexpr std::size_t kInlineFlagsBytes = 448;
 // the choice for this many) until per-rank plans make large schedules cheap.
 constexpr int kModelRanks = 64;
 
-// The machine profile: the file EARLYBIRD_PROFILE names (read once; a file
-// that cannot be read or parsed is an earlybird::Error naming the variable),
-// else coll::default_profile().
+// The machine profile, decided once per process: the file EARLYBIRD_PROFILE
+// names (a file that cannot be read or parsed is an earlybird::Error naming
+// the variable), else the start-up probe's (use_probed_profile), else
+// coll::default_profile().
 const coll::MachineProfile& machine_profile();
+bool profile_named_by_environment();
+// Makes `probed` the process's profile unless EARLYBIRD_PROFILE names one or
+// the profile was decided already (an earlier Runtime, or a choice made
+// before); true when it did.
+bool use_probed_profile(const coll::MachineProfile& probed);
 
 // `bytes`: count x element size (per block for allgather and reduce-scatter);
 // `commutative`: whether the operator may be applied out of rank order

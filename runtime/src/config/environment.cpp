@@ -80,6 +80,11 @@ bool binding_allowed_by_environment() {
   return !(value && std::string(value) == "0");
 }
 
+bool probe_allowed_by_environment() {
+  const char* value = env("EARLYBIRD_PROBE");
+  return !(value && std::string(value) == "0");
+}
+
 std::chrono::microseconds injected_stall_from_environment() {
   return std::chrono::microseconds(integer_or("EARLYBIRD_INJECT_STALL_US", 0, 0));
 }

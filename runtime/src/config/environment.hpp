@@ -36,6 +36,8 @@ CommOptions comm_options_from_environment();
 
 // EARLYBIRD_BIND=0 leaves the progress thread unbound.
 bool binding_allowed_by_environment();
+// EARLYBIRD_PROBE=0 turns the start-up probe off (earlybird/machine_probe.hpp).
+bool probe_allowed_by_environment();
 
 // Fault injection, for tests: EARLYBIRD_INJECT_STALL_US=N makes every
 // progress thread sleep N µs once per ProgressEngine::kTurnsPerStall loop
