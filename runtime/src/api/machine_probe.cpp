@@ -1,4 +1,6 @@
 // measure_memory_rates and the start-up probe (earlybird/machine_probe.hpp).
+// Collectives go to PMPI_ directly, as everywhere in the runtime: inside the
+// PMPI library they must not pass through its own interception.
 #include <earlybird/machine_probe.hpp>
 
 #include <algorithm>
@@ -15,13 +17,13 @@ template <class Work>
 double best_seconds_of_slowest(MPI_Comm comm, int repetitions, Work work) {
   double best = 1e30;
   for (int k = 0; k < repetitions; ++k) {
-    MPI_Barrier(comm);
+    PMPI_Barrier(comm);
     const double start = MPI_Wtime();
     work();
     best = std::min(best, MPI_Wtime() - start);
   }
   double slowest = 0;
-  MPI_Allreduce(&best, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  PMPI_Allreduce(&best, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
   return slowest;
 }
 
@@ -38,11 +40,11 @@ int first_rank_off_node_zero(MPI_Comm world) {
   MPI_Comm node;
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int leader = rank;  // the world rank of this node's first rank
-  MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+  PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
   MPI_Comm_free(&node);
   int candidate = leader == 0 ? INT_MAX : rank;
   int first = INT_MAX;
-  MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, world);
+  PMPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, world);
   return first == INT_MAX ? -1 : first;
 }
 
@@ -84,7 +86,7 @@ void probe_network(MPI_Comm world, int peer, coll::CostModel& network) {
       measured[1] = std::max(0.0, (large - small) / static_cast<double>(kProbeLargeBytes - 8));
     }
   }
-  MPI_Bcast(measured, 2, MPI_DOUBLE, 0, comm);
+  PMPI_Bcast(measured, 2, MPI_DOUBLE, 0, comm);
   MPI_Comm_free(&comm);
   network.alpha = measured[0];
   network.beta = measured[1];

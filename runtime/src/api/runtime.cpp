@@ -47,7 +47,7 @@ NodePlace node_place() {
 // every rank probes or none does (a rank that has a profile file keeps it).
 void probe_unless_profiled(bool verbose) {
   int wanted = !config::profile_named_by_environment() && config::probe_allowed_by_environment() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &wanted, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce(MPI_IN_PLACE, &wanted, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!wanted) return;
   const double start = MPI_Wtime();
   const coll::MachineProfile defaults = coll::default_profile();
