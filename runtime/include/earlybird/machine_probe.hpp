@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <optional>
 
 namespace earlybird {
 
@@ -27,12 +28,12 @@ MemoryRates measure_memory_rates(MPI_Comm comm, std::size_t bytes, int repetitio
 // one node, `defaults` with the network level's alpha and beta measured by
 // MPI ping-pongs between rank 0 and the first rank on another node (half
 // the median round trip of 8 bytes; the median extra time of 256 KiB one way,
-// per byte) and its gamma and copy by measure_memory_rates over 8 MiB; on
-// one node, `defaults` unchanged (source "defaults"). The node level and
+// per byte) and its gamma and copy by measure_memory_rates over 8 MiB
+// (source "start-up probe"); on one node nothing is measured: none. The node level and
 // both levels' per_step and per_call are the runtime's own costs, which only
 // `eb-bench calibrate` measures (on a shared window an MPI ping-pong times
 // MPI's shared memory, not earlybird's). Every rank returns the same numbers
 // (rank 0's round trips, the slowest rank's memory rates).
-coll::MachineProfile probe_machine(MPI_Comm world, const coll::MachineProfile& defaults);
+std::optional<coll::MachineProfile> probe_machine(MPI_Comm world, const coll::MachineProfile& defaults);
 
 }  // namespace earlybird

@@ -108,10 +108,10 @@ MemoryRates measure_memory_rates(MPI_Comm comm, std::size_t bytes, int repetitio
   return {copy_s / moved, reduce_s / moved};
 }
 
-coll::MachineProfile probe_machine(MPI_Comm world, const coll::MachineProfile& defaults) {
-  coll::MachineProfile probed = defaults;
+std::optional<coll::MachineProfile> probe_machine(MPI_Comm world, const coll::MachineProfile& defaults) {
   const int peer = first_rank_off_node_zero(world);
-  if (peer < 0) return probed;  // one node: its level keeps the defaults
+  if (peer < 0) return std::nullopt;  // one node: its level keeps the defaults
+  coll::MachineProfile probed = defaults;
   coll::CostModel& network = probed.network.model;
   const MemoryRates rates = measure_memory_rates(world, kProbeMemoryBytes, kProbeMemoryRepetitions);
   network.gamma = rates.reduce_s_per_byte;  // the same maxima on every rank

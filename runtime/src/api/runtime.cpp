@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,17 +51,16 @@ void probe_unless_profiled(bool verbose) {
   PMPI_Allreduce(MPI_IN_PLACE, &wanted, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!wanted) return;
   const double start = MPI_Wtime();
-  const coll::MachineProfile defaults = coll::default_profile();
-  const coll::MachineProfile probed = probe_machine(MPI_COMM_WORLD, defaults);
+  const std::optional<coll::MachineProfile> probed = probe_machine(MPI_COMM_WORLD, coll::default_profile());
   const double took_ms = (MPI_Wtime() - start) * 1e3;
-  if (probed.source == defaults.source) return;  // one node: nothing measured
-  const bool used = config::use_probed_profile(probed);
+  if (!probed) return;  // one node: nothing measured
+  const bool used = config::use_probed_profile(*probed);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (verbose && rank == 0)
     std::fprintf(stderr, "earlybird: start-up probe, %.1f ms%s:\n%s", took_ms,
                  used ? "" : " (not used: the process's profile was decided before)",
-                 coll::format_profile(probed).c_str());
+                 coll::format_profile(*probed).c_str());
 }
 
 }  // namespace
