@@ -95,6 +95,34 @@ TEST_CASE("large P: ring and recursive doubling for P in {1000, 1024}, counts {0
   }
 }
 
+// The catalogue runs above pass no layout (one node: the ring); here every
+// n dividing P, so 1 <= n <= P ranks per node, P / n nodes.
+TEST_CASE("hierarchical for every node layout that divides P, P = 1..36") {
+  for (int p = 1; p <= 36; ++p) {
+    for (int n = 1; n <= p; ++n) {
+      if (p % n != 0) continue;
+      for (std::size_t count : test::vector_counts(p)) {
+        CAPTURE(p);
+        CAPTURE(n);
+        CAPTURE(count);
+        check_verified(allreduce_hierarchical(p, count, n, kElemBytes), 2);
+      }
+    }
+  }
+}
+
+TEST_CASE("hierarchical: the network step carries 1/n of the vector from each rank") {
+  // P = 8 as 2 nodes of 4: every rank sends (n-1)/n m in each node phase
+  // and its chunk across; with a vector of 4000 elements the network step
+  // moves 1000 elements per rank, each way once in a 2-rank exchange.
+  const Schedule s = allreduce_hierarchical(8, 4000, 4, kElemBytes);
+  std::size_t across = 0;
+  for (const Step& step : s.steps())
+    if (step.is_transfer() && step.owner / 4 != step.peer() / 4) across += step.src.range.count;
+  CHECK(across == 8 * 1000);
+  CHECK_THROWS_AS(allreduce_hierarchical(6, 10, 4, kElemBytes), std::invalid_argument);
+}
+
 // SUARA with L = 2, 3 and 4 steps on given grids (the model picks L = 1 or 2
 // at these sizes, so the catalogue runs above do not reach L >= 3), mixed
 // algorithms per step, non-power-of-two factors.

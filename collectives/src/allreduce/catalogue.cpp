@@ -34,6 +34,10 @@ Schedule pre_reduced_ring_all_ahead(int p, std::size_t n, const AlgorithmParams&
 
 Schedule suara(int p, std::size_t n, const AlgorithmParams&, std::size_t elem) { return allreduce_suara(p, n, elem); }
 
+Schedule hierarchical(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+  return allreduce_hierarchical(p, n, params.node_ranks, elem);
+}
+
 template <ReducePhase reduce, BcastPhase bcast>
 Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
   AlgorithmParams resolved = params;
@@ -63,6 +67,9 @@ const std::array kAllreduce{
               reduce_then_bcast<ReducePhase::greedy, BcastPhase::binary_tree>},
     // A grid of two steps, each a catalogue algorithm chosen by the model.
     Algorithm{"suara", true, false, 0, suara},
+    // Node-level reduce-scatter, network allreduce of the chunks, node-level
+    // allgather: for communicators spanning nodes (params.node_ranks).
+    Algorithm{"hierarchical", true, false, 0, hierarchical},
     // Arrival-ordered: virtual rank id is the id-th rank to arrive, which is
     // not rank order, so all of them need a commutative operator.
     Algorithm{"sorted_linear_tree", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree,

@@ -19,7 +19,10 @@
 //     next combines it with its own input chunk into its output chunk (round 0
 //     sends from input: no copy of input to output first);
 //   allgather round k = 0..P-2: r puts chunk (r+1-k) to next's scratch slot
-//     P-1+k, next copies it into its output chunk.
+//     k of a second scratch region (above the first phase's), next copies it
+//     into its output chunk.
+// The two phases also run on their own around any ring of ranks (the
+// hierarchical allreduce runs them inside each node, ring_phases.hpp).
 //
 // State for P = 4 (what each rank holds after the round; "c1:1-3" = chunk 1
 // reduced over ranks 1..3 in ring order):
@@ -41,8 +44,8 @@ namespace {
 
 int ring_mod(int value, int p) { return ((value % p) + p) % p; }
 
-// Who sends what in one ring round: every rank r sends chunk chunk_of(r) to
-// r+1, into scratch slot `slot`.
+// Who sends what in one ring round: every ring position i sends chunk
+// chunk_of(i) to position i+1, into scratch slot `slot`.
 struct RingRound {
   int slot;
   bool first;   // reduce-scatter round 0: the sender's chunk is still its input
@@ -50,13 +53,15 @@ struct RingRound {
 };
 
 template <class ChunkOf>
-void ring_round(Builder& b, std::size_t segment_elems, RingRound round, ChunkOf chunk_of) {
-  const int p = b.ranks();
-  const std::size_t slot_elems = max_chunk(b.count(), p);
+void ring_round(Builder& b, const std::vector<int>& ring, std::size_t segment_elems, RingRound round,
+                ChunkOf chunk_of) {
+  const int n = static_cast<int>(ring.size());
+  const std::size_t slot_elems = max_chunk(b.count(), n);
   const Buffer sent_from = round.first ? Buffer::input : Buffer::output;
-  for (int r = 0; r < p; ++r) {
-    const int next = (r + 1) % p;
-    const Range whole = chunk(b.count(), p, chunk_of(r));
+  for (int i = 0; i < n; ++i) {
+    const int r = ring[static_cast<std::size_t>(i)];
+    const int next = ring[static_cast<std::size_t>((i + 1) % n)];
+    const Range whole = chunk(b.count(), n, chunk_of(i));
     for (const Range seg : segments(whole, segment_elems)) {
       const Slot scratch{next, Buffer::scratch,
                          {static_cast<std::size_t>(round.slot) * slot_elems + (seg.begin - whole.begin), seg.count}};
@@ -74,12 +79,24 @@ void ring_round(Builder& b, std::size_t segment_elems, RingRound round, ChunkOf 
 
 }  // namespace
 
+void ring_reduce_scatter_phase(Builder& b, const std::vector<int>& ring, std::size_t segment_elems) {
+  const int n = static_cast<int>(ring.size());
+  for (int k = 0; k < n - 1; ++k)
+    ring_round(b, ring, segment_elems, {k, k == 0, true}, [&](int i) { return ring_mod(i - k, n); });
+}
+
+void ring_allgather_phase(Builder& b, const std::vector<int>& ring, std::size_t segment_elems) {
+  const int n = static_cast<int>(ring.size());
+  for (int k = 0; k < n - 1; ++k)
+    ring_round(b, ring, segment_elems, {k, false, false}, [&](int i) { return ring_mod(i + 1 - k, n); });
+}
+
 void ring_allreduce_phases(Builder& b, std::size_t segment_elems) {
-  const int p = b.ranks();
-  for (int k = 0; k < p - 1; ++k)
-    ring_round(b, segment_elems, {k, k == 0, true}, [&](int r) { return ring_mod(r - k, p); });
-  for (int k = 0; k < p - 1; ++k)
-    ring_round(b, segment_elems, {p - 1 + k, false, false}, [&](int r) { return ring_mod(r + 1 - k, p); });
+  std::vector<int> ring(static_cast<std::size_t>(b.ranks()));
+  for (int r = 0; r < b.ranks(); ++r) ring[static_cast<std::size_t>(r)] = r;
+  ring_reduce_scatter_phase(b, ring, segment_elems);
+  b.begin_scratch_region();
+  ring_allgather_phase(b, ring, segment_elems);
   b.copy_unwritten_output();  // P = 1: output = input
 }
 

@@ -47,6 +47,8 @@
 //   step 1 (0,1)(2,3) {0,1}   {0,1}    {2,3}    {2,3}
 //   step 2 (0,2)     {0-3}             {0-3}
 //   step 2 (1,3)              {0-3}             {0-3}
+#include "group_steps.hpp"
+
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/simulate.hpp>
@@ -62,48 +64,6 @@ namespace {
 
 bool ring_family(std::string_view name) { return name == "ring" || name == "segmented_ring"; }
 
-struct StepChoice {
-  std::string_view algorithm;  // empty: one rank, nothing to do
-  double predicted_s = 0;
-};
-
-StepChoice best_step(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model) {
-  if (ranks == 1) return {};
-  StepChoice best{{}, std::numeric_limits<double>::max()};
-  for (std::string_view name : suara_step_candidates(ranks)) {
-    const Schedule s = find_allreduce(name)->make(ranks, count, AlgorithmParams{}, elem_bytes);
-    const double t = simulate(s, elem_bytes, model).time;
-    if (t < best.predicted_s) best = {name, t};
-  }
-  return best;
-}
-
-// Slot of a group's schedule -> slot of the whole schedule: virtual rank k
-// of the group is `group[k]`; the group's input is `input_as` (the user's
-// input in the first step, the output earlier steps left in later ones).
-Slot placed(Slot slot, const std::vector<int>& group, Buffer input_as) {
-  slot.rank = group[static_cast<std::size_t>(slot.rank)];
-  if (slot.buffer == Buffer::input) slot.buffer = input_as;
-  return slot;
-}
-
-// Appends `sub`'s steps, run by the ranks of `group`. A copy that the mapping
-// turns into a copy onto itself (in-place steps) is dropped.
-void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& group, Buffer input_as) {
-  for (const Step& step : sub.steps()) {
-    const Slot src = placed(step.src, group, input_as);
-    const Slot dst = placed(step.dst, group, input_as);
-    switch (step.kind) {
-      case StepKind::put: b.put(src, dst); break;
-      case StepKind::get: b.get(src, dst); break;
-      case StepKind::reduce: b.reduce(dst, placed(step.left, group, input_as), src); break;
-      case StepKind::copy:
-        if (src.buffer != dst.buffer || src.range != dst.range) b.copy(dst, src);
-        break;
-    }
-  }
-}
-
 // Every group of one step: `size` ranks `stride` apart, one group per base
 // rank whose coordinate at this step is 0.
 void append_step(Builder& b, const SuaraStep& step, int stride, Buffer input_as, std::size_t count,
@@ -113,7 +73,7 @@ void append_step(Builder& b, const SuaraStep& step, int stride, Buffer input_as,
     if ((base / stride) % step.size != 0) continue;
     std::vector<int> group;
     for (int k = 0; k < step.size; ++k) group.push_back(base + k * stride);
-    append_on_group(b, sub, group, input_as);
+    detail::append_on_group(b, sub, group, input_as);
   }
   b.begin_scratch_region();
 }
@@ -136,14 +96,14 @@ class GridSearch {
     if (auto known = grids_.find(ranks); known != grids_.end()) return known->second;
     SuaraGrid grid;
     if (ranks > 1) {
-      const StepChoice flat = best_step(ranks);
-      grid = {{{ranks, flat.algorithm}}, flat.predicted_s};
+      const detail::GroupAlgorithm flat = best_step(ranks);
+      grid = {{{ranks, flat.name}}, flat.predicted_s};
       for (int d : divisors_) {
         if (d == 1 || d >= ranks || ranks % d != 0) continue;
-        const StepChoice first = best_step(d);
+        const detail::GroupAlgorithm first = best_step(d);
         const SuaraGrid& rest = best(ranks / d);
         if (!clearly_faster(first.predicted_s + rest.predicted_s, grid.predicted_s)) continue;
-        grid.steps = {{d, first.algorithm}};
+        grid.steps = {{d, first.name}};
         grid.steps.insert(grid.steps.end(), rest.steps.begin(), rest.steps.end());
         grid.predicted_s = first.predicted_s + rest.predicted_s;
       }
@@ -152,15 +112,15 @@ class GridSearch {
   }
 
  private:
-  const StepChoice& best_step(int ranks) {
+  const detail::GroupAlgorithm& best_step(int ranks) {
     if (auto known = steps_.find(ranks); known != steps_.end()) return known->second;
-    return steps_.emplace(ranks, coll::best_step(ranks, count_, elem_bytes_, model_)).first->second;
+    return steps_.emplace(ranks, detail::fastest_group_algorithm(ranks, count_, elem_bytes_, model_)).first->second;
   }
 
   std::size_t count_, elem_bytes_;
   CostModel model_;
   std::vector<int> divisors_;
-  std::map<int, StepChoice> steps_;
+  std::map<int, detail::GroupAlgorithm> steps_;
   std::map<int, SuaraGrid> grids_;
 };
 

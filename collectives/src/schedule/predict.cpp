@@ -100,11 +100,21 @@ std::string format_profile(const MachineProfile& profile) {
   return out.str();
 }
 
+LevelCosts spanning_nodes(const MachineProfile& profile, int node_ranks) {
+  LevelCosts costs = profile.network;
+  costs.model.node_ranks = node_ranks;
+  costs.model.node_alpha = profile.node.model.alpha;
+  costs.model.node_beta = profile.node.model.beta;
+  return costs;
+}
+
 namespace {
 
 double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                  const CostModel& model) {
-  return simulate(algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes), elem_bytes, model).time;
+  AlgorithmParams params;
+  params.node_ranks = model.node_ranks;
+  return simulate(algorithm.make(ranks, count, params, elem_bytes), elem_bytes, model).time;
 }
 
 }  // namespace

@@ -19,11 +19,19 @@ namespace {
 
 constexpr StepId kNoStep = std::numeric_limits<StepId>::max();
 
+double bytes_of(const Step& step, std::size_t elem_bytes) {
+  return static_cast<double>(step.src.range.count * elem_bytes);
+}
+
+bool within_node(const Step& step, const CostModel& model) { return model.same_node(step.src.rank, step.dst.rank); }
+
 double cost_of(const Step& step, std::size_t elem_bytes, const CostModel& model) {
-  const double bytes = static_cast<double>(step.src.range.count * elem_bytes);
+  const double bytes = bytes_of(step, elem_bytes);
   switch (step.kind) {
     case StepKind::put:
-    case StepKind::get: return model.per_step + model.alpha + model.beta * bytes;
+    case StepKind::get:
+      if (within_node(step, model)) return model.per_step + model.node_alpha + model.node_beta * bytes;
+      return model.per_step + model.alpha + model.beta * bytes;
     case StepKind::reduce: return model.per_step + model.gamma * bytes;
     case StepKind::copy: return model.per_step + model.copy_cost() * bytes;
   }
@@ -76,7 +84,9 @@ class Simulator {
         why_(steps_.size(), "start"),
         out_(ranks()),
         in_(ranks()),
-        cpu_(ranks()) {}
+        cpu_(ranks()),
+        link_out_(nodes()),
+        link_in_(nodes()) {}
 
   Simulation run() {
     std::vector<std::uint32_t> waiting(steps_.size());
@@ -102,6 +112,19 @@ class Simulator {
 
  private:
   std::size_t ranks() const { return static_cast<std::size_t>(schedule_.ranks()); }
+  std::size_t nodes() const {
+    if (model_.node_ranks <= 0) return 0;
+    return (ranks() + static_cast<std::size_t>(model_.node_ranks) - 1) / static_cast<std::size_t>(model_.node_ranks);
+  }
+  // The network links a transfer between nodes holds: the sender's node's
+  // out-link, the receiver's node's in-link; none inside a node or with one
+  // level.
+  std::array<Resource*, 2> links_of(const Step& step) {
+    if (!step.is_transfer() || model_.node_ranks <= 0 || within_node(step, model_)) return {nullptr, nullptr};
+    const auto [sender, receiver] = sender_and_receiver(step);
+    const auto node = [&](int rank) { return static_cast<std::size_t>(rank / model_.node_ranks); };
+    return {&link_out_[node(sender)], &link_in_[node(receiver)]};
+  }
   double arrival(int rank) const { return arrivals_.empty() ? 0 : arrivals_[static_cast<std::size_t>(rank)]; }
 
   // Starts `id` when it is ready and its resources are free; records why it
@@ -116,16 +139,20 @@ class Simulator {
     double start = ready_[id];
     started_by_[id] = ready_by_[id];
     why_[id] = ready_by_[id] != kNoStep ? "dependency" : arrival(step.owner) > 0 ? "arrival" : "start";
-    for (const Resource* r : held)
-      if (r && r->free_at > start) {
-        start = r->free_at;
-        started_by_[id] = r->last;
-        why_[id] = "busy";
-      }
+    const std::array<Resource*, 2> links = links_of(step);
+    for (const auto& resources : {held, links})
+      for (const Resource* r : resources)
+        if (r && r->free_at > start) {
+          start = r->free_at;
+          started_by_[id] = r->last;
+          why_[id] = "busy";
+        }
     start_[id] = start;
     finish_[id] = start + cost_of(step, elem_bytes_, model_);
     for (Resource* r : held)
       if (r) *r = {finish_[id], id};
+    for (Resource* r : links)  // the wire is busy for the bytes, not for alpha
+      if (r) *r = {start + model_.beta * bytes_of(step, elem_bytes_), id};
   }
 
   Simulation result() const {
@@ -162,6 +189,7 @@ class Simulator {
   std::vector<StepId> started_by_;  // what it waited for last: a dependency or a resource's holder
   std::vector<const char*> why_;
   std::vector<Resource> out_, in_, cpu_;
+  std::vector<Resource> link_out_, link_in_;  // per node, with two levels
   std::priority_queue<std::pair<double, StepId>, std::vector<std::pair<double, StepId>>, std::greater<>> queue_;
 };
 
@@ -172,8 +200,9 @@ Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const Cost
   if (!arrivals.empty() && arrivals.size() != static_cast<std::size_t>(schedule.ranks()))
     throw std::invalid_argument("simulate: " + std::to_string(arrivals.size()) + " arrival times for " +
                                 std::to_string(schedule.ranks()) + " ranks");
-  if (model.alpha < 0 || model.beta < 0 || model.gamma < 0 || model.per_step < 0)
-    throw std::invalid_argument("simulate: alpha, beta, gamma and per_step must not be negative");
+  if (model.alpha < 0 || model.beta < 0 || model.gamma < 0 || model.per_step < 0 || model.node_alpha < 0 ||
+      model.node_beta < 0 || model.node_ranks < 0)
+    throw std::invalid_argument("simulate: alpha, beta, gamma, per_step and the node level must not be negative");
   return Simulator(schedule, elem_bytes, model, arrivals).run();
 }
 

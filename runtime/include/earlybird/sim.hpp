@@ -20,6 +20,10 @@ struct SimOptions {
   // How long a small collective's calling thread drives it before the
   // progress thread takes over; 0: never caller-run (EARLYBIRD_CALLER_RUN_US).
   std::chrono::microseconds caller_run{20};
+  // > 0: the simulated ranks lie on nodes of this many consecutive ranks (it
+  // must divide the ranks), as a communicator spanning nodes would report:
+  // the hierarchical algorithm and `auto`'s two-level model see them.
+  int ranks_per_node = 0;
 };
 
 class SimWorld {

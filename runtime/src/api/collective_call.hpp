@@ -35,11 +35,12 @@ struct CollectiveCall {
 };
 
 // The algorithm this call runs: options.algorithm, or the default for its
-// collective, size and operator, and whether every rank's window is directly
-// reachable (config/algorithm_choice.hpp). "" if none fits. `log`: print
+// collective, size and operator, whether every rank's window is directly
+// reachable and the ranks per node when the ranks span nodes
+// (config/algorithm_choice.hpp). "" if none fits. `log`: print
 // the model's choice and runners-up on stderr the first time it decides one.
 // Throws earlybird::Error when EARLYBIRD_PROFILE is malformed.
-std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, bool log = false);
+std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log = false);
 // "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
 // What makes a call invalid whatever its buffers (root, algorithm, operator

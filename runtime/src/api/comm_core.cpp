@@ -38,7 +38,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       size_(transport_->size()),
       direct_windows_(InlineCollective::direct_windows(*transport_)),
       arrival_(*transport_, layout_, options.verbose),
-      plans_(std::make_shared<PlanCache>(size_, layout_)),
+      plans_(std::make_shared<PlanCache>(size_, transport_->node_ranks(), layout_)),
       lanes_(*transport_, size_) {}
 
 CommCore::~CommCore() = default;

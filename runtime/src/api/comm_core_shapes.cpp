@@ -87,7 +87,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
   try {
-    p->algorithm = choose_algorithm(call, size_, direct(), options_.verbose && rank_ == 0);
+    p->algorithm = choose_algorithm(call, size_, direct(), transport_->node_ranks(), options_.verbose && rank_ == 0);
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
     p->description = describe(call, "auto", rank_, size_);
     p->invalid = e.what();

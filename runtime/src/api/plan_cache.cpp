@@ -23,6 +23,7 @@ std::shared_ptr<const coll::RankPlan> PlanCache::plan(const Key& key) {
   params.segment_elems = key.segment_elems;
   params.fanout = key.fanout;
   params.presteps = key.presteps;
+  params.node_ranks = node_ranks_;
   auto plan = std::make_shared<const coll::RankPlan>(
       coll::project(info->make(ranks_, key.count, params, key.elem_bytes), key.virtual_rank));
   std::lock_guard lock(mutex_);

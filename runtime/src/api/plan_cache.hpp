@@ -34,7 +34,10 @@ class PlanCache {
     auto operator<=>(const Key&) const = default;
   };
 
-  PlanCache(int ranks, const WindowLayout& layout) : ranks_(ranks), layout_(layout) {}
+  // node_ranks: Transport::node_ranks, passed to every generator
+  // (AlgorithmParams::node_ranks).
+  PlanCache(int ranks, int node_ranks, const WindowLayout& layout)
+      : ranks_(ranks), node_ranks_(node_ranks), layout_(layout) {}
 
   // Thread-safe; builds the plan unless cached (slow for many segments).
   std::shared_ptr<const coll::RankPlan> plan(const Key& key);
@@ -50,6 +53,7 @@ class PlanCache {
 
  private:
   int ranks_;
+  int node_ranks_;
   WindowLayout layout_;
   std::mutex mutex_;
   std::map<Key, std::shared_ptr<const coll::RankPlan>> plans_;

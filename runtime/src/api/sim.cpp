@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace earlybird {
@@ -18,12 +19,17 @@ struct SimWorld::Impl {
 
 SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>()) {
   if (ranks < 1) throw Error("SimWorld: ranks must be >= 1");
+  if (options.ranks_per_node < 0 || (options.ranks_per_node > 0 && ranks % options.ranks_per_node != 0))
+    throw Error("SimWorld: ranks_per_node " + std::to_string(options.ranks_per_node) + " does not divide " +
+                std::to_string(ranks) + " ranks");
+  const int node_ranks = options.ranks_per_node < ranks ? options.ranks_per_node : 0;  // one node: 0
   config::CommOptions comm_options;
   comm_options.scratch_bytes = options.scratch_bytes;
   comm_options.flags_per_lane = 1u << 14;
   comm_options.timeout = options.timeout;
   comm_options.caller_run = options.caller_run;
-  auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options, ranks).total_bytes());
+  auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options, ranks).total_bytes(),
+                                               node_ranks);
   if (ranks > topo::core_count()) topo::note_oversubscribed();
   for (int r = 0; r < ranks; ++r) {
     const EngineOptions engine{options.worker_threads, -1, config::injected_stall_from_environment()};

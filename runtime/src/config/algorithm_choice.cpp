@@ -25,17 +25,23 @@ struct ChoiceKey {
   std::size_t bytes;    // the size class's upper bound: a power of two
   bool commutative;
   bool direct;
+  int node_ranks;       // of the model's ranks: 0, or a divisor below them
   auto operator<=>(const ChoiceKey&) const = default;
 };
 
 // Float elements of the size class (what the model simulates).
 constexpr std::size_t kModelElemBytes = 4;
 
+std::string level_of(const ChoiceKey& key) {
+  if (key.node_ranks > 0) return "nodes of " + std::to_string(key.node_ranks) + " ranks";
+  return key.direct ? "node level" : "network level";
+}
+
 std::string explain(const ChoiceKey& key, const std::vector<coll::Prediction>& ranked) {
-  char line[160];
-  std::snprintf(line, sizeof line, "earlybird: auto for %s, P = %d%s, up to %zu B, %scommutative (%s level): ",
+  char line[200];
+  std::snprintf(line, sizeof line, "earlybird: auto for %s, P = %d%s, up to %zu B, %scommutative (%s): ",
                 coll::to_string(key.collective), key.ranks, key.ranks == kModelRanks ? "+" : "", key.bytes,
-                key.commutative ? "" : "non-", key.direct ? "node" : "network");
+                key.commutative ? "" : "non-", level_of(key).c_str());
   std::string text = line;
   for (std::size_t i = 0; i < ranked.size() && i < 4; ++i) {
     std::snprintf(line, sizeof line, "%s%s %.1f us", i ? ", " : "", std::string(ranked[i].algorithm).c_str(),
@@ -53,8 +59,11 @@ const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* 
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
   const coll::MachineProfile& profile = machine_profile();
+  const coll::LevelCosts costs = key.node_ranks > 0 ? coll::spanning_nodes(profile, key.node_ranks)
+                                 : key.direct       ? profile.node
+                                                    : profile.network;
   auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / kModelElemBytes, kModelElemBytes,
-                                  key.commutative, key.direct ? profile.node : profile.network);
+                                  key.commutative, costs);
   if (explanation) *explanation = explain(key, ranked);
   return cache.emplace(key, std::move(ranked)).first->second;
 }
@@ -115,7 +124,7 @@ const coll::MachineProfile& machine_profile() {
 }
 
 std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
-                              std::string* explanation) {
+                              int node_ranks, std::string* explanation) {
   // What one rank publishes on the inline lines: reduce-scatter its P blocks.
   const std::size_t published = collective == Collective::reduce_scatter ? bytes * static_cast<std::size_t>(ranks) : bytes;
   if (direct && ranks > 1 && published <= kInlineFlagsBytes) {
@@ -123,7 +132,9 @@ std::string default_algorithm(Collective collective, std::size_t bytes, int rank
     if (inline_flags && (commutative || !inline_flags->needs_commutative)) return "inline_flags";
   }
   if (ranks <= 1 || bytes == 0) return first_suitable(collective, commutative);
-  const ChoiceKey key{collective, std::min(ranks, kModelRanks), std::bit_ceil(bytes), commutative, direct};
+  const int model_ranks = std::min(ranks, kModelRanks);
+  const bool nodes_fit = node_ranks > 0 && node_ranks < model_ranks && model_ranks % node_ranks == 0;
+  const ChoiceKey key{collective, model_ranks, std::bit_ceil(bytes), commutative, direct, nodes_fit ? node_ranks : 0};
   const auto& ranked = ranking(key, explanation);
   return ranked.empty() ? "" : std::string(ranked.front().algorithm);
 }

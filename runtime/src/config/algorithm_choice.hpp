@@ -39,11 +39,14 @@ bool use_probed_profile(const coll::MachineProfile& probed);
 // `commutative`: whether the operator may be applied out of rank order
 // (true for collectives that reduce nothing); `direct`: every rank's window
 // is directly reachable (one node, shared window: the node level; else the
-// network level). "" when no algorithm suits. `explanation`, when given,
+// network level); `node_ranks`: Transport::node_ranks, > 0 when the ranks
+// span nodes of that many consecutive ranks: then the model is two-level
+// (coll::spanning_nodes), when that many divides min(P, kModelRanks) (else
+// the network level alone). "" when no algorithm suits. `explanation`, when given,
 // receives the choice and the runners-up's predicted times the first time
 // this class is decided in the process (else it is left empty).
 std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
-                              bool direct = false, std::string* explanation = nullptr);
+                              bool direct = false, int node_ranks = 0, std::string* explanation = nullptr);
 
 // Communicator::sum_outer_products when the call names no algorithm: the
 // model's first choice (coll::predict_outer_products) for min(P,

@@ -11,8 +11,9 @@
 
 namespace earlybird {
 
-InProcFabric::InProcFabric(int ranks, std::size_t window_bytes)
+InProcFabric::InProcFabric(int ranks, std::size_t window_bytes, int node_ranks)
     : bytes_(window_bytes),
+      node_ranks_(node_ranks),
       origin_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now().time_since_epoch()).count()) {
   for (int r = 0; r < ranks; ++r) {

@@ -14,17 +14,21 @@ namespace earlybird {
 // The windows of all simulated ranks.
 class InProcFabric {
  public:
-  InProcFabric(int ranks, std::size_t window_bytes);
+  // node_ranks: the simulated ranks lie on nodes of this many consecutive
+  // ranks (Transport::node_ranks); 0: one node.
+  InProcFabric(int ranks, std::size_t window_bytes, int node_ranks = 0);
   std::byte* window(int rank) { return windows_[static_cast<std::size_t>(rank)].get(); }
   std::size_t window_bytes() const { return bytes_; }
   int size() const { return static_cast<int>(windows_.size()); }
   std::int64_t clock_origin_ns() const { return origin_ns_; }
+  int node_ranks() const { return node_ranks_; }
 
  private:
   struct FreeAligned {
     void operator()(std::byte* p) const;
   };
   std::size_t bytes_;
+  int node_ranks_;
   std::int64_t origin_ns_;  // steady clock at creation: all ranks share it
   std::vector<std::unique_ptr<std::byte, FreeAligned>> windows_;
 };
@@ -35,6 +39,7 @@ class InProcTransport final : public Transport {
   int rank() const override { return rank_; }
   int size() const override { return fabric_->size(); }
   std::byte* window() override { return fabric_->window(rank_); }
+  int node_ranks() const override { return fabric_->node_ranks(); }
   std::byte* direct_window(int rank) override { return fabric_->window(rank); }
   std::size_t window_bytes() const override { return fabric_->window_bytes(); }
   // Data: memcpy between the simulated windows (bounds-checked).

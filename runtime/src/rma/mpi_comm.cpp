@@ -76,6 +76,27 @@ ClockSync agree_on_clock(MPI_Comm comm) {
   return ClockSync{mine[0], mine[1]};
 }
 
+NodeLayout node_layout(MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int node_rank = 0, node_size = 0;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  // node_rank counts this node's ranks in comm's order, so the node is the
+  // block [k n, k n + n) exactly when every rank's node_rank is rank mod n.
+  const int in_block = node_rank == rank % node_size ? 0 : 1;
+  int agreed[3] = {node_size, -node_size, in_block};  // max size, -min size, any rank off its block
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MAX, comm), "MPI_Allreduce (node layout)");
+  int leaders = node_rank == 0 ? 1 : 0;
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &leaders, 1, MPI_INT, MPI_SUM, comm), "MPI_Allreduce (node count)");
+  const bool uniform = agreed[0] == -agreed[1] && agreed[2] == 0;
+  return NodeLayout{leaders, leaders > 1 && uniform ? agreed[0] : 0};
+}
+
 MPI_Comm duplicate_for_transport(MPI_Comm comm, std::size_t window_bytes) {
   MPI_Comm own = MPI_COMM_NULL;
   check_mpi(MPI_Comm_dup(comm, &own), "MPI_Comm_dup");

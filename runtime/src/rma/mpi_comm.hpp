@@ -24,6 +24,17 @@ struct ClockSync {
 };
 ClockSync agree_on_clock(MPI_Comm comm);
 
+// Where a communicator's ranks run. Collective over `comm`; every rank gets
+// the same answer.
+struct NodeLayout {
+  int nodes = 1;          // MPI_COMM_TYPE_SHARED groups spanned
+  // Ranks per node when the ranks span several nodes and each node holds
+  // that many consecutive ranks (node k: ranks k n ... k n + n - 1); 0
+  // otherwise (one node, or nodes of different sizes or interleaved ranks).
+  int uniform_ranks = 0;
+};
+NodeLayout node_layout(MPI_Comm comm);
+
 // A transport's own communicator: a duplicate of `comm` that returns errors
 // instead of aborting. Collective. Also checks that every rank asked for the
 // same window size (throws earlybird::Error otherwise).

@@ -15,27 +15,15 @@ constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
 
 }  // namespace
 
-namespace {
-
-// True when every rank of `comm` runs on this rank's node (then every rank
-// finds the same: its node's part of `comm` is all of it).
-bool on_one_node(MPI_Comm comm, int ranks) {
-  MPI_Comm node = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  int node_ranks = 0;
-  MPI_Comm_size(node, &node_ranks);
-  MPI_Comm_free(&node);
-  return node_ranks == ranks;
-}
-
-}  // namespace
 
 MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes, bool allow_shared)
     : bytes_(window_bytes), allow_shared_(allow_shared) {
   comm_ = duplicate_for_transport(comm, window_bytes);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  const bool shared = allow_shared && on_one_node(comm_, size_);
+  const NodeLayout layout = node_layout(comm_);
+  node_ranks_ = layout.uniform_ranks;
+  const bool shared = allow_shared && layout.nodes == 1;
   MPI_Info info;
   MPI_Info_create(&info);
   MPI_Info_set(info, "accumulate_ordering", "none");

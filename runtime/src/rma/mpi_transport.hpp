@@ -37,6 +37,7 @@ class MpiTransport final : public Transport {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::byte* window() override { return base_; }
+  int node_ranks() const override { return node_ranks_; }
   std::byte* direct_window(int rank) override { return direct() ? peers_[static_cast<std::size_t>(rank)] : nullptr; }
   std::size_t window_bytes() const override { return bytes_; }
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
@@ -65,6 +66,7 @@ class MpiTransport final : public Transport {
   std::byte* base_ = nullptr;
   std::size_t bytes_ = 0;
   bool allow_shared_ = true;
+  int node_ranks_ = 0;
   std::vector<std::byte*> peers_;  // every rank's window, when direct
   int rank_ = 0;
   int size_ = 0;

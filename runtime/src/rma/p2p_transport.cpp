@@ -48,6 +48,7 @@ P2pTransport::P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono:
     : comm_(duplicate_for_transport(comm, window_bytes)), window_(window_bytes), wait_limit_(wait_limit) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  node_ranks_ = node_layout(comm_).uniform_ranks;
   sources_.resize(static_cast<std::size_t>(size_));
   peer_closed_.assign(static_cast<std::size_t>(size_), 0);
   peer_gone_.assign(static_cast<std::size_t>(size_), 0);

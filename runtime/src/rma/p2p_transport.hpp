@@ -81,6 +81,7 @@ class P2pTransport final : public Transport {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int node_ranks() const override { return node_ranks_; }
   std::byte* window() override { return window_.data(); }
   std::size_t window_bytes() const override { return window_.size(); }
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
@@ -161,6 +162,7 @@ class P2pTransport final : public Transport {
   std::vector<std::byte> window_;
   int rank_ = 0;
   int size_ = 0;
+  int node_ranks_ = 0;
   std::chrono::milliseconds wait_limit_;
   ClockSync clock_;
   std::vector<Posted> posted_;  // matched in posting order: next_ is the oldest

@@ -17,6 +17,10 @@ class Transport {
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // Ranks per node when the ranks span several nodes of that many
+  // consecutive ranks each (what the hierarchical algorithms and the cost
+  // model's two levels need); 0 for one node or any other layout.
+  virtual int node_ranks() const { return 0; }
   // This rank's window (zero-initialised at creation).
   virtual std::byte* window() = 0;
   virtual std::size_t window_bytes() const = 0;

@@ -101,20 +101,8 @@ std::string rounded_us(double us) {
   return text;
 }
 
-// How many nodes (MPI_COMM_TYPE_SHARED groups) the communicator spans.
-int nodes_spanned(MPI_Comm comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  int node_rank = 0;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_free(&node);
-  int leaders = node_rank == 0 ? 1 : 0;
-  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &leaders, 1, MPI_INT, MPI_SUM, comm), "MPI_Allreduce (node count)");
-  return leaders;
-}
-
 ChosenTransport automatic(MPI_Comm comm, std::size_t window_bytes, const config::CommOptions& options) {
-  if (const int nodes = nodes_spanned(comm); nodes > 1)
+  if (const int nodes = node_layout(comm).nodes; nodes > 1)
     return {std::make_unique<P2pTransport>(comm, window_bytes, options.timeout),
             "p2p: the communicator spans " + std::to_string(nodes) +
                 " nodes (RMA across nodes only with EARLYBIRD_TRANSPORT=rma, docs/design.md)"};

@@ -79,6 +79,12 @@ SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes, const
 Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes);
 Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes);
 
+// Across nodes of `node_ranks` consecutive ranks each: reduce-scatter in
+// every node, allreduce of each chunk across the nodes, allgather in every
+// node (hierarchical.cpp). node_ranks = 0: one node (the ring); otherwise it
+// must divide ranks (std::invalid_argument).
+Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t elem_bytes);
+
 // The catalogue's allreduce table (catalogue.hpp has the general form).
 inline std::span<const Algorithm> allreduce_algorithms() { return algorithms(Collective::allreduce); }
 inline const Algorithm* find_allreduce(std::string_view name) { return find_algorithm(Collective::allreduce, name); }

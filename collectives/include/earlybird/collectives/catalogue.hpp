@@ -35,6 +35,10 @@ struct AlgorithmParams {
   // Pre-reduced ring: pre-steps k[id] by arrival position (id 0 = earliest),
   // ranks entries; empty: the algorithm's default.
   std::vector<std::uint32_t> presteps;
+  // Ranks per node when the ranks lie on several nodes, each holding this
+  // many consecutive virtual ranks; 0: not known, or one node. Only the
+  // hierarchical allreduce uses it.
+  int node_ranks = 0;
 };
 
 // How the runtime binds an algorithm's virtual ranks to ranks. Generators

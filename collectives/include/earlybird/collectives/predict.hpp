@@ -46,13 +46,20 @@ std::string format_profile(const MachineProfile& profile);
 // non-negative number".
 double parse_non_negative(const std::string& text);
 
+// The costs of a communicator over nodes of `node_ranks` consecutive ranks:
+// the network level, with transfers inside a node at the node level's alpha
+// and beta (CostModel::node_ranks); the generators see node_ranks too
+// (AlgorithmParams), so the hierarchical entries know the nodes.
+LevelCosts spanning_nodes(const MachineProfile& profile, int node_ranks);
+
 // Counts up to this many elements are simulated; larger ones extrapolated
 // (a schedule's steps, and so the simulation's time, grow with the count for
 // segmented algorithms, and every size past a few MiB is bandwidth-bound).
 constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
 
 // The model's time for `algorithm` over `ranks` ranks and `count` elements
-// of `elem_bytes` bytes: the simulated schedule's time plus per_call; above
+// of `elem_bytes` bytes (AlgorithmParams::node_ranks = costs.model.node_ranks,
+// the rest defaults): the simulated schedule's time plus per_call; above
 // kSimulatedCount, the line through the times at kSimulatedCount / 2 and
 // kSimulatedCount.
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,

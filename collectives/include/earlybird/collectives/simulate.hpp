@@ -16,8 +16,12 @@
 // - a step starts when its dependencies finished and its resources are free;
 //   steps become ready in time order and take a resource first come, first
 //   served (ties: program order): a dataflow executor with FIFO ports.
-// Not modelled: contention inside the network (every pair has its own
-// link), the runtime's per-step overhead beyond alpha, and cache effects.
+// - with node_ranks set (CostModel), transfers inside a node and between
+//   nodes cost their level's alpha and beta, and a node's ranks share its
+//   network link (one each way, held for the bytes' time, not for alpha).
+// Not modelled: contention inside the network beyond the nodes' links (every
+// pair of nodes has its own path), the runtime's per-step overhead beyond
+// alpha, and cache effects.
 #pragma once
 
 #include <earlybird/collectives/schedule.hpp>
@@ -33,7 +37,17 @@ struct CostModel {
   double gamma = 0;          // seconds per byte reduced
   double copy_per_byte = -1; // seconds per byte copied; < 0: gamma
   double per_step = 0;       // seconds every step costs beyond its transfer or its bytes
+  // Two levels: ranks r and s share a node when r / node_ranks equals
+  // s / node_ranks. A transfer inside a node costs node_alpha + node_beta *
+  // bytes; one between nodes alpha + beta * bytes, and it also holds its
+  // nodes' network links (out of the sender's node, into the receiver's) for
+  // beta * bytes: the ranks of a node share one link each way. 0: one level
+  // (every transfer alpha + beta * bytes, no links).
+  int node_ranks = 0;
+  double node_alpha = 0;
+  double node_beta = 0;
   double copy_cost() const { return copy_per_byte < 0 ? gamma : copy_per_byte; }
+  bool same_node(int r, int s) const { return node_ranks > 0 && r / node_ranks == s / node_ranks; }
 };
 
 struct CriticalStep {

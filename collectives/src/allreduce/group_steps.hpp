@@ -1,0 +1,31 @@
+// Internal: composing an allreduce from catalogue allreduces run inside
+// groups of ranks (SUARA's grid steps, the hierarchical allreduce's network
+// step).
+#pragma once
+
+#include <earlybird/collectives/builder.hpp>
+#include <earlybird/collectives/simulate.hpp>
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace earlybird::coll::detail {
+
+// Appends `sub`'s steps, run by the ranks of `group` (virtual rank k of `sub`
+// is group[k]), on the elements [offset, offset + sub.count()) of the input
+// and output buffers; `sub`'s input is read from `input_as` (the user's
+// input, or the output earlier steps left). Scratch ranges are kept. A copy
+// the mapping turns into a copy onto itself (in-place steps) is dropped.
+void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& group, Buffer input_as,
+                     std::size_t offset = 0);
+
+struct GroupAlgorithm {
+  std::string_view name;  // empty: one rank, nothing to do
+  double predicted_s = 0;
+};
+// The flat allreduce (suara_step_candidates) the schedule simulator predicts
+// fastest for `ranks` ranks and `count` elements under `model`.
+GroupAlgorithm fastest_group_algorithm(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model);
+
+}  // namespace earlybird::coll::detail
