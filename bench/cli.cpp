@@ -266,6 +266,14 @@ void add_simulate(CLI::App& app, SimulateOptions& o) {
   add_parsed(*simulate, "--bytes", o.bytes, parse_bytes, "1M", "BYTES",
              "bytes per rank (per block for allgather and reduce_scatter), float32 elements");
   add_model(*simulate, o.model);
+  add_number(*simulate, "--node-ranks", o.node_ranks, at_least(0),
+             "ranks per node (consecutive ranks; must divide P): --model is then the network level, transfers "
+             "inside a node cost --node-model, and each node's ranks share one network link each way; 0: one level");
+  add_parsed(*simulate, "--node-model", o.node_model, [](const std::string& text) {
+    auto values = parse_numbers<double>(text, "the node level's alpha and beta", 0, 1);
+    if (values.size() != 2) throw std::invalid_argument("--node-model is ALPHA,BETA (s, s/B), not '" + text + "'");
+    return values;
+  }, "1.46e-7,1.05e-10", "ALPHA,BETA", "the node level's seconds per transfer and per byte (with --node-ranks)");
   simulate->add_option("--arrivals", o.arrivals,
                        "one-late:MS (the last rank MS late), rand-late:MS (each rank uniform in [0, MS]) or a file "
                        "of one arrival time in ms per rank; not given: all at 0")

@@ -60,6 +60,8 @@ struct SimulateOptions : JobOptions {
   int ranks = 16;
   std::size_t bytes = 1 << 20;  // per rank (per block for allgather, reduce_scatter), float32 elements
   coll::CostModel model;
+  int node_ranks = 0;           // > 0: two levels, nodes of this many consecutive ranks
+  std::vector<double> node_model;  // the node level's alpha, beta (with node_ranks)
   std::string arrivals;         // "", one-late:MS, rand-late:MS or a file of one time in ms per rank
   std::uint64_t seed = 1;       // for rand-late
   std::size_t segment_bytes = 0;

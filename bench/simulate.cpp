@@ -103,11 +103,20 @@ int run_simulate(const SimulateOptions& o) {
   if (!algorithm)
     throw std::invalid_argument("no " + o.collective + " algorithm '" + o.algorithm + "' (" +
                                 coll::algorithm_names(collective) + ")");
-  const coll::CostModel& model = o.model;
+  coll::CostModel model = o.model;
+  if (o.node_ranks > 0) {
+    if (o.ranks % o.node_ranks != 0)
+      throw std::invalid_argument("--node-ranks " + std::to_string(o.node_ranks) + " does not divide P = " +
+                                  std::to_string(o.ranks));
+    model.node_ranks = o.node_ranks;
+    model.node_alpha = o.node_model.at(0);
+    model.node_beta = o.node_model.at(1);
+  }
   const std::vector<double> arrivals = arrivals_of(o);
   coll::AlgorithmParams params;
   params.segment_elems = o.segment_bytes / kElemBytes;
   params.fanout = o.fanout;
+  params.node_ranks = model.node_ranks;
   const auto start = std::chrono::steady_clock::now();
   const coll::Schedule schedule = algorithm->make(o.ranks, o.bytes / kElemBytes, params, kElemBytes);
   const auto built = std::chrono::steady_clock::now();
@@ -118,6 +127,9 @@ int run_simulate(const SimulateOptions& o) {
               "s/B, gamma %.3g s/B, copy %.3g s/B\n",
               o.collective.c_str(), o.algorithm.c_str(), o.ranks, o.bytes, model.alpha, model.beta, model.gamma,
               model.copy_cost());
+  if (model.node_ranks > 0)
+    std::printf("# two levels: nodes of %d ranks, inside a node alpha %.3g s, beta %.3g s/B; the above between nodes\n",
+                model.node_ranks, model.node_alpha, model.node_beta);
   std::printf("# %zu steps; schedule built in %.3f s, simulated in %.3f s\n", schedule.steps().size(),
               std::chrono::duration<double>(built - start).count(),
               std::chrono::duration<double>(simulated - built).count());

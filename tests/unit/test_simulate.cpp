@@ -61,6 +61,27 @@ TEST_CASE("simulate: two puts from one rank share its out port") {
   CHECK(reasons(sim) == std::vector<std::string>{"start", "busy"});
 }
 
+TEST_CASE("simulate: two levels, by hand: node-level cost inside a node, one shared link out of each node") {
+  // Nodes {0,1,2}, {3,4,5}; 4 elements of 8 bytes = 32 bytes per put.
+  Builder b("links", 6, 4);
+  b.put(slot(0, Buffer::input, 4), slot(3, Buffer::scratch, 4));  // across: 1 + 0.5 * 32 = 17
+  b.put(slot(1, Buffer::input, 4), slot(4, Buffer::scratch, 4));  // across, same out-link: waits for 0.5 * 32
+  b.put(slot(2, Buffer::input, 4), slot(1, Buffer::scratch, 4));  // inside node 0: 2 + 0.25 * 32 = 10
+  const Schedule s = std::move(b).finish();
+  CostModel two_levels = kModel;
+  two_levels.node_ranks = 3;
+  two_levels.node_alpha = 2;
+  two_levels.node_beta = 0.25;
+  const Simulation sim = simulate(s, 8, two_levels);
+  CHECK(sim.finish[0] == 17);
+  CHECK(sim.finish[1] == 16 + 17);  // the link is free after the first put's bytes, not its alpha
+  CHECK(sim.finish[2] == 10);
+  // One level: each put on its own link, the third at network cost too.
+  const Simulation flat = simulate(s, 8, kModel);
+  CHECK(flat.finish[1] == 17);
+  CHECK(flat.finish[2] == 17);
+}
+
 TEST_CASE("simulate: bad arrivals or a negative model are refused") {
   CHECK_THROWS_AS(simulate(put_then_reduce(), 8, kModel, {0, 1, 2}), std::invalid_argument);
   CHECK_THROWS_AS(simulate(put_then_reduce(), 8, CostModel{-1, 0, 0}), std::invalid_argument);
