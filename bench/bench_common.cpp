@@ -4,6 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
 #include <ctime>
 #include <stdexcept>
 #include <string_view>
@@ -65,6 +69,27 @@ NodeShape node_shape(MPI_Comm comm) {
   return shape;
 }
 
+// How many of `comm`'s ranks run on this rank's physical machine, the most
+// over ranks: ranks with the same kernel boot id. Emulated hosts (network
+// namespaces, scripts/cluster.sh) are separate nodes to MPI but share the
+// machine's CPUs, which is what oversubscription is about.
+int ranks_per_machine(MPI_Comm comm) {
+  std::string boot_id;
+  if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    char text[64] = {0};
+    if (std::fgets(text, sizeof text, f)) boot_id = text;
+    std::fclose(f);
+  }
+  const unsigned long long mine = std::hash<std::string>{}(boot_id);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<unsigned long long> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all.data(), 1, MPI_UNSIGNED_LONG_LONG, comm);
+  int most = 0;
+  for (unsigned long long id : all) most = std::max(most, static_cast<int>(std::count(all.begin(), all.end(), id)));
+  return most;
+}
+
 // The environment variables that change what is measured: earlybird's own and
 // Open MPI's transport and collective settings ("NAME=value ...").
 std::string measured_settings() {
@@ -85,7 +110,8 @@ void print_run_header(const char* job, const std::string& command_line, MPI_Comm
   const NodeShape shape = node_shape(comm);
   const int per_node = shape.ranks_per_node;
   const int nodes = shape.nodes;
-  const bool over = per_node > static_cast<int>(std::thread::hardware_concurrency());
+  const int per_machine = ranks_per_machine(comm);
+  const bool over = per_machine > static_cast<int>(std::thread::hardware_concurrency());
   if (rank != 0) return;
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;
@@ -99,8 +125,12 @@ void print_run_header(const char* job, const std::string& command_line, MPI_Comm
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf("# eb-bench %s\n# machine: %s, %u hardware threads\n# MPI: %s\n", job, host,
               std::thread::hardware_concurrency(), lib.c_str());
-  std::printf("# P = %d, nodes = %d, ranks per node = %d, oversubscribed = %s\n", size, nodes, per_node,
+  std::printf("# P = %d, nodes = %d, ranks per node = %d, oversubscribed = %s", size, nodes, per_node,
               over ? "yes" : "no");
+  if (per_machine != per_node)  // emulated hosts: several nodes on one machine
+    std::printf(" (%d ranks share one machine's %u hardware threads)", per_machine,
+                std::thread::hardware_concurrency());
+  std::printf("\n");
   std::printf("# date: %s\n# command: %s\n# settings: %s\n", date, command_line.c_str(), measured_settings().c_str());
 }
 
