@@ -72,14 +72,18 @@ NodeShape node_shape(MPI_Comm comm) {
 // How many of `comm`'s ranks run on this rank's physical machine, the most
 // over ranks: ranks with the same kernel boot id. Emulated hosts (network
 // namespaces, scripts/cluster.sh) are separate nodes to MPI but share the
-// machine's CPUs, which is what oversubscription is about.
-int ranks_per_machine(MPI_Comm comm) {
+// machine's CPUs, which is what oversubscription is about. Without a boot id
+// (not Linux) the node's count, `per_node`.
+int ranks_per_machine(MPI_Comm comm, int per_node) {
   std::string boot_id;
   if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
     char text[64] = {0};
     if (std::fgets(text, sizeof text, f)) boot_id = text;
     std::fclose(f);
   }
+  int missing = boot_id.empty() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MAX, comm);
+  if (missing) return per_node;
   const unsigned long long mine = std::hash<std::string>{}(boot_id);
   int size = 1;
   MPI_Comm_size(comm, &size);
@@ -110,7 +114,7 @@ void print_run_header(const char* job, const std::string& command_line, MPI_Comm
   const NodeShape shape = node_shape(comm);
   const int per_node = shape.ranks_per_node;
   const int nodes = shape.nodes;
-  const int per_machine = ranks_per_machine(comm);
+  const int per_machine = ranks_per_machine(comm, per_node);
   const bool over = per_machine > static_cast<int>(std::thread::hardware_concurrency());
   if (rank != 0) return;
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
