@@ -17,10 +17,12 @@
 // Cost (Hockney; node level alpha_n, beta_n, network the flat algorithm A's
 // cost on m/n bytes over N ranks):
 //   2(n-1)(alpha_n + beta_n m/n) + ((n-1)/n) gamma m + T_A(N, m/n)
-// Every rank takes part in the network step with 1/n of the vector, so each
-// node sends what one rank of a flat algorithm over N ranks would, where a
-// flat algorithm over P ranks (or SUARA's node-then-network grid) sends
-// that from every rank of the node: n times fewer bytes on the node's link.
+// Every rank takes part in the network step with 1/n of the vector, so a
+// node's link carries 2(N-1)/N m each way, what one rank of a flat
+// algorithm over N ranks sends; a flat ring over P ranks in block order
+// carries 2(P-1)/P m through it. Rabenseifner in block order carries the
+// same as this when P and n are powers of two; the gain is at other layouts
+// (docs/algorithms.md, simulated table).
 //
 // Limitations: needs a commutative operator (ring phases and the network
 // step combine out of rank order); n must divide P (the runtime passes the
