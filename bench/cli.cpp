@@ -299,6 +299,22 @@ void add_suara_table(CLI::App& app, SuaraTableOptions& o) {
   add_csv(*suara, o);
 }
 
+void add_plan_build(CLI::App& app, PlanBuildOptions& o) {
+  CLI::App* plans = app.add_subcommand(
+      "plans",
+      "one rank's plan-building time (no MPI, no mpirun): plan_for_rank for ranks 0, P/2 and P-1, and the whole "
+      "schedule's build and projection beside it up to --whole-up-to ranks, as a markdown table");
+  add_parsed(*plans, "--ranks", o.ranks, [](const std::string& text) {
+    return parse_numbers<int>(text, "P", 1, 1 << 20);
+  }, "1024,4096,16384", "LIST", "P values");
+  add_list(*plans, "--algorithms", o.algorithms, "ring,segmented_ring,recursive_doubling,rabenseifner",
+           "allreduce names from " + coll::algorithm_names(coll::Collective::allreduce));
+  add_sizes(*plans, o.sizes, "4M");
+  add_number(*plans, "--whole-up-to", o.whole_up_to, at_least(0),
+             "largest P whose whole schedule is built and projected too");
+  add_csv(*plans, o);
+}
+
 void add_calibrate(CLI::App& app, CalibrateOptions& o) {
   CLI::App* calibrate = app.add_subcommand(
       "calibrate",
@@ -374,6 +390,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   WarmupOptions warmup;
   SimulateOptions simulate;
   SuaraTableOptions suara;
+  PlanBuildOptions plans;
   CalibrateOptions calibrate;
   DsopOptions dsop;
   CLI::App app("earlybird's benchmarks; run under mpirun: mpirun -np P eb-bench <job> [options]", "eb-bench");
@@ -385,6 +402,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   add_warmup(app, warmup);
   add_simulate(app, simulate);
   add_suara_table(app, suara);
+  add_plan_build(app, plans);
   add_calibrate(app, calibrate);
   add_dsop(app, dsop);
   try {
@@ -396,7 +414,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   for (JobOptions* job : {static_cast<JobOptions*>(&sweep), static_cast<JobOptions*>(&overlap),
                           static_cast<JobOptions*>(&pap), static_cast<JobOptions*>(&warmup),
                           static_cast<JobOptions*>(&simulate), static_cast<JobOptions*>(&suara),
-                          static_cast<JobOptions*>(&calibrate),
+                          static_cast<JobOptions*>(&plans), static_cast<JobOptions*>(&calibrate),
                           static_cast<JobOptions*>(&dsop)})
     job->command_line = joined(argc, argv);
   if (app.got_subcommand("sweep")) return {JobRequest(std::move(sweep)), 0};
@@ -404,6 +422,7 @@ CommandLine parse_command_line(int argc, char** argv) {
   if (app.got_subcommand("warmup")) return {JobRequest(std::move(warmup)), 0};
   if (app.got_subcommand("simulate")) return {JobRequest(std::move(simulate)), 0};
   if (app.got_subcommand("suara")) return {JobRequest(std::move(suara)), 0};
+  if (app.got_subcommand("plans")) return {JobRequest(std::move(plans)), 0};
   if (app.got_subcommand("calibrate")) return {JobRequest(std::move(calibrate)), 0};
   if (app.got_subcommand("dsop")) return {JobRequest(std::move(dsop)), 0};
   return {JobRequest(std::move(pap)), 0};

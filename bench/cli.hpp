@@ -14,7 +14,7 @@ namespace earlybird::bench {
 
 using JobRequest =
     std::variant<SweepOptions, OverlapOptions, PapOptions, WarmupOptions, SimulateOptions, SuaraTableOptions,
-                 CalibrateOptions, DsopOptions>;
+                 PlanBuildOptions, CalibrateOptions, DsopOptions>;
 
 struct CommandLine {
   std::optional<JobRequest> job;  // none: exit with exit_code (help shown, or an error)

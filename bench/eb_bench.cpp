@@ -7,6 +7,7 @@
 //   mpirun -np 2 eb-bench dsop    --dims 1000,2000,4000,8000
 //   eb-bench simulate --algorithm ring --ranks 64 --bytes 1M   (no MPI, no mpirun)
 //   eb-bench suara    --ranks 64,1024,16384 --sizes 8,64K,64M  (no MPI, no mpirun)
+//   eb-bench plans    --ranks 1024,16384 --algorithms ring,rabenseifner  (no MPI, no mpirun)
 // `eb-bench --help` and `eb-bench <job> --help` list the options and their
 // defaults; every --sizes is in bytes. The command line is parsed before MPI
 // starts (cli.hpp).
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
       return earlybird::bench::run_simulate(*simulate);
     if (const auto* suara = std::get_if<earlybird::bench::SuaraTableOptions>(&*command.job))
       return earlybird::bench::run_suara_table(*suara);
+    if (const auto* plans = std::get_if<earlybird::bench::PlanBuildOptions>(&*command.job))
+      return earlybird::bench::run_plan_build(*plans);
     earlybird::Runtime runtime(&argc, &argv);
     earlybird::Communicator world = runtime.world();
     return earlybird::bench::run(world, *command.job);

@@ -78,6 +78,15 @@ struct SuaraTableOptions : JobOptions {
   coll::CostModel model;
 };
 
+// How long one rank takes to build its plan (plan_for_rank) at large P, and
+// the whole schedule's build beside it where that is feasible (no MPI).
+struct PlanBuildOptions : JobOptions {
+  std::vector<int> ranks;
+  std::vector<std::string> algorithms;
+  std::vector<std::size_t> sizes;  // bytes per rank, float32 elements
+  int whole_up_to = 1024;          // largest P whose whole schedule is built too
+};
+
 // The cost model's parameters for the level the job runs on (node: every
 // rank on one node; network: otherwise), written as a profile file; then
 // measured times against the model's predictions.
@@ -108,5 +117,6 @@ int run_pap(Communicator& comm, const PapOptions& options);
 int run_warmup(Communicator& comm, const WarmupOptions& options);
 int run_simulate(const SimulateOptions& options);
 int run_suara_table(const SuaraTableOptions& options);
+int run_plan_build(const PlanBuildOptions& options);
 
 }  // namespace earlybird::bench

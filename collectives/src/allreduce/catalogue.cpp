@@ -38,6 +38,19 @@ Schedule hierarchical(int p, std::size_t n, const AlgorithmParams& params, std::
   return allreduce_hierarchical(p, n, params.node_ranks, elem);
 }
 
+PlanBounds ring_bounds(int p, std::size_t n, const AlgorithmParams&, std::size_t) {
+  return allreduce_ring_bounds(p, n, 0);
+}
+PlanBounds segmented_ring_bounds(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+  return allreduce_ring_bounds(p, n, segment_elems(params, kSegmentedRingDefaultBytes, elem));
+}
+PlanBounds recursive_doubling_bounds(int p, std::size_t n, const AlgorithmParams&, std::size_t) {
+  return allreduce_recursive_doubling_bounds(p, n);
+}
+PlanBounds rabenseifner_bounds(int p, std::size_t n, const AlgorithmParams&, std::size_t) {
+  return allreduce_rabenseifner_bounds(p, n);
+}
+
 template <ReducePhase reduce, BcastPhase bcast>
 Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
   AlgorithmParams resolved = params;
@@ -46,13 +59,17 @@ Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, 
 }
 
 const std::array kAllreduce{
-    Algorithm{"ring", true, false, 0, detail::without_params<allreduce_ring>},
+    // Entries with bounds plan one rank from its neighbourhood (plan_for_rank).
+    Algorithm{"ring", true, false, 0, detail::keeping<allreduce_ring>, ArrivalOrder::none, false, ring_bounds},
     Algorithm{"segmented_ring", true, true, kSegmentedRingDefaultBytes,
-              detail::with_segment<allreduce_segmented_ring, kSegmentedRingDefaultBytes>},
-    Algorithm{"recursive_doubling", true, false, 0, detail::without_params<allreduce_recursive_doubling>},
+              detail::keeping_with_segment<allreduce_segmented_ring, kSegmentedRingDefaultBytes>,
+              ArrivalOrder::none, false, segmented_ring_bounds},
+    Algorithm{"recursive_doubling", true, false, 0, detail::keeping<allreduce_recursive_doubling>,
+              ArrivalOrder::none, false, recursive_doubling_bounds},
     Algorithm{"recursive_doubling_halves", false, false, 0,
               detail::without_params<allreduce_recursive_doubling_halves>},
-    Algorithm{"rabenseifner", false, false, 0, detail::without_params<allreduce_rabenseifner>},
+    Algorithm{"rabenseifner", false, false, 0, detail::keeping<allreduce_rabenseifner>, ArrivalOrder::none, false,
+              rabenseifner_bounds},
     Algorithm{"linear", false, false, 0, detail::without_params<allreduce_linear>},
     Algorithm{"inline_flags", false, false, 0, detail::without_params<allreduce_inline_flags>, ArrivalOrder::none,
               true},

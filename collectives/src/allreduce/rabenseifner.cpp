@@ -77,6 +77,7 @@ class Rabenseifner {
     const int core = fold_.core();
     for (int c = 0; c < core; ++c) {  // give the partner the half it keeps
       const int partner = c ^ (1 << k);
+      if (!kept(c) && !kept(partner)) continue;  // a per-rank plan's builder drops it anyway
       b_.put(slot(c, vector_in_[at(c)], kept_by(partner, k)), halving_landing(partner, kept_by(partner, k)));
     }
     for (int c = 0; c < core; ++c) reduce_kept_half(c, k);
@@ -85,8 +86,10 @@ class Rabenseifner {
   void doubling_round(int k) {
     const int core = fold_.core();
     for (int c = 0; c < core; ++c)
-      b_.put(slot(c, Buffer::output, held_[at(c)]), doubling_landing(c ^ (1 << k), held_[at(c)]));
+      if (kept(c) || kept(c ^ (1 << k)))
+        b_.put(slot(c, Buffer::output, held_[at(c)]), doubling_landing(c ^ (1 << k), held_[at(c)]));
     for (int c = 0; c < core; ++c) {
+      if (!kept(c)) continue;
       const ChunkRun received = held_[at(c ^ (1 << k))];
       b_.copy(slot(c, Buffer::output, received), doubling_landing(c, received));
     }
@@ -97,6 +100,7 @@ class Rabenseifner {
 
  private:
   static std::size_t at(int core_rank) { return static_cast<std::size_t>(core_rank); }
+  bool kept(int c) const { return b_.keeps(fold_.real_rank(c)); }
 
   // In round k the partner whose bit k is clear keeps the lower half.
   ChunkRun kept_by(int c, int k) const { return held_[at(c)].half(((c >> k) & 1) != 0); }
@@ -104,6 +108,11 @@ class Rabenseifner {
   // The lower block of ranks goes on the left: rank order is kept.
   void reduce_kept_half(int c, int k) {
     const ChunkRun kept = kept_by(c, k);
+    if (!this->kept(c)) {  // only the bookkeeping: a per-rank plan leaves this rank out
+      vector_in_[at(c)] = Buffer::output;
+      held_[at(c)] = kept;
+      return;
+    }
     const Slot received = halving_landing(c, kept);
     const Slot own = slot(c, vector_in_[at(c)], kept);
     const Slot result = slot(c, Buffer::output, kept);
@@ -141,8 +150,22 @@ class Rabenseifner {
 
 }  // namespace
 
-Schedule allreduce_rabenseifner(int ranks, std::size_t count) {
+// The scratch layout above: the allgather's `count`, the fold's `count`
+// where there is one, and the halving rounds' kept halves, which hold at most
+// P'/2 + P'/4 + ... + 1 = P' - 1 chunks; a flag per round of each phase, and
+// one each for the fold in and out.
+PlanBounds allreduce_rabenseifner_bounds(int ranks, std::size_t count) {
+  if (ranks == 1) return {};
+  const detail::Fold fold(ranks, detail::FoldPairing::adjacent);
+  const std::size_t vectors = fold.extra() > 0 ? 2 : 1;
+  const auto halving_chunks = static_cast<std::size_t>(fold.core() - 1);
+  return {vectors * count + halving_chunks * max_chunk(count, fold.core()),
+          static_cast<std::uint32_t>(2 * fold.rounds() + 2)};
+}
+
+Schedule allreduce_rabenseifner(int ranks, std::size_t count, const std::vector<int>& keep) {
   Builder b("allreduce_rabenseifner", ranks, count);
+  b.keep_only(keep);
   const detail::Fold fold(ranks, detail::FoldPairing::adjacent);
   fold.fold_in(b, count);
   Rabenseifner butterfly(b, fold);

@@ -36,8 +36,18 @@ namespace earlybird::coll {
 
 using detail::block_slot;
 
-Schedule allreduce_recursive_doubling(int ranks, std::size_t count) {
+// One slot per round, one more on a rank that takes a fold; a flag per
+// round, and one each for the fold in and out.
+PlanBounds allreduce_recursive_doubling_bounds(int ranks, std::size_t count) {
+  if (ranks == 1) return {};
+  const detail::Fold fold(ranks, detail::FoldPairing::upper);
+  const auto slots = static_cast<std::size_t>(fold.rounds() + (fold.extra() > 0 ? 1 : 0));
+  return {slots * count, static_cast<std::uint32_t>(fold.rounds() + 2)};
+}
+
+Schedule allreduce_recursive_doubling(int ranks, std::size_t count, const std::vector<int>& keep) {
   Builder b("allreduce_recursive_doubling", ranks, count);
+  b.keep_only(keep);
   const detail::Fold fold(ranks, detail::FoldPairing::upper);
   const int core = fold.core();
   const auto rounds = static_cast<std::size_t>(fold.rounds());

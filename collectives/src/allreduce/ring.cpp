@@ -52,13 +52,25 @@ struct RingRound {
   bool reduce;  // false: the allgather (the receiver copies)
 };
 
+// The ring positions whose round touches a kept rank's memory (position i
+// sends to position i + 1): all of them unless the builder is focused, so a
+// per-rank plan costs O(rounds) and not O(rounds x ring size).
+std::vector<int> positions_to_build(const Builder& b, const std::vector<int>& ring) {
+  const int n = static_cast<int>(ring.size());
+  std::vector<int> positions;
+  for (int i = 0; i < n; ++i)
+    if (b.keeps(ring[static_cast<std::size_t>(i)]) || b.keeps(ring[static_cast<std::size_t>((i + 1) % n)]))
+      positions.push_back(i);
+  return positions;
+}
+
 template <class ChunkOf>
-void ring_round(Builder& b, const std::vector<int>& ring, std::size_t segment_elems, RingRound round,
-                ChunkOf chunk_of) {
+void ring_round(Builder& b, const std::vector<int>& ring, const std::vector<int>& positions,
+                std::size_t segment_elems, RingRound round, ChunkOf chunk_of) {
   const int n = static_cast<int>(ring.size());
   const std::size_t slot_elems = max_chunk(b.count(), n);
   const Buffer sent_from = round.first ? Buffer::input : Buffer::output;
-  for (int i = 0; i < n; ++i) {
+  for (int i : positions) {
     const int r = ring[static_cast<std::size_t>(i)];
     const int next = ring[static_cast<std::size_t>((i + 1) % n)];
     const Range whole = chunk(b.count(), n, chunk_of(i));
@@ -81,14 +93,17 @@ void ring_round(Builder& b, const std::vector<int>& ring, std::size_t segment_el
 
 void ring_reduce_scatter_phase(Builder& b, const std::vector<int>& ring, std::size_t segment_elems) {
   const int n = static_cast<int>(ring.size());
+  const std::vector<int> positions = positions_to_build(b, ring);
   for (int k = 0; k < n - 1; ++k)
-    ring_round(b, ring, segment_elems, {k, k == 0, true}, [&](int i) { return ring_mod(i - k, n); });
+    ring_round(b, ring, positions, segment_elems, {k, k == 0, true}, [&](int i) { return ring_mod(i - k, n); });
 }
 
 void ring_allgather_phase(Builder& b, const std::vector<int>& ring, std::size_t segment_elems) {
   const int n = static_cast<int>(ring.size());
+  const std::vector<int> positions = positions_to_build(b, ring);
   for (int k = 0; k < n - 1; ++k)
-    ring_round(b, ring, segment_elems, {k, false, false}, [&](int i) { return ring_mod(i + 1 - k, n); });
+    ring_round(b, ring, positions, segment_elems, {k, false, false},
+               [&](int i) { return ring_mod(i + 1 - k, n); });
 }
 
 void ring_allreduce_phases(Builder& b, std::size_t segment_elems) {
@@ -102,8 +117,20 @@ void ring_allreduce_phases(Builder& b, std::size_t segment_elems) {
 
 }  // namespace detail
 
-Schedule allreduce_ring(int ranks, std::size_t count) {
+// Every rank fills 2(P-1) slots of the longest chunk; each segment of a chunk
+// it receives is one flag.
+PlanBounds allreduce_ring_bounds(int ranks, std::size_t count, std::size_t segment_elems) {
+  if (ranks == 1) return {};
+  const std::size_t slot_elems = max_chunk(count, ranks);
+  const std::size_t segments_per_slot =
+      segment_elems == 0 || slot_elems == 0 ? 1 : (slot_elems + segment_elems - 1) / segment_elems;
+  const auto rounds = 2 * static_cast<std::size_t>(ranks - 1);
+  return {rounds * slot_elems, static_cast<std::uint32_t>(rounds * segments_per_slot)};
+}
+
+Schedule allreduce_ring(int ranks, std::size_t count, const std::vector<int>& keep) {
   Builder b("allreduce_ring", ranks, count);
+  b.keep_only(keep);
   detail::ring_allreduce_phases(b, 0);
   return std::move(b).finish();
 }

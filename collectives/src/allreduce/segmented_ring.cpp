@@ -24,8 +24,10 @@
 
 namespace earlybird::coll {
 
-Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems) {
+Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems,
+                                  const std::vector<int>& keep) {
   Builder b("allreduce_segmented_ring", ranks, count);
+  b.keep_only(keep);
   detail::ring_allreduce_phases(b, segment_elems);  // 0: one segment per chunk
   return std::move(b).finish();
 }

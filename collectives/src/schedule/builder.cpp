@@ -22,11 +22,11 @@ struct Builder::Tracker {
   explicit Tracker(int ranks) : maps(static_cast<std::size_t>(ranks) * 3) {}
   // Input and output share one map: an in-place call makes them the same
   // memory, so an output write must also wait for earlier input reads.
-  detail::IntervalMap<Access>& of(const Slot& slot) {
+  detail::IntervalMap<Access, detail::IntervalStorage::tree>& of(const Slot& slot) {
     const Buffer tracked = slot.buffer == Buffer::input ? Buffer::output : slot.buffer;
     return maps[static_cast<std::size_t>(slot.rank) * 3 + static_cast<std::size_t>(tracked)];
   }
-  std::vector<detail::IntervalMap<Access>> maps;
+  std::vector<detail::IntervalMap<Access, detail::IntervalStorage::tree>> maps;
 };
 
 Builder::Builder(std::string algorithm, int ranks, std::size_t count)
@@ -65,6 +65,23 @@ Slot Builder::rebased(Slot slot) {
 
 void Builder::begin_scratch_region() { scratch_base_ = scratch_high_; }
 
+void Builder::keep_only(std::vector<int> ranks) {
+  kept_.clear();
+  if (ranks.empty()) return;
+  kept_.assign(static_cast<std::size_t>(ranks_), 0);
+  for (int r : ranks) {
+    if (r < 0 || r >= ranks_) throw std::invalid_argument(algorithm_ + ": keep_only names rank " + std::to_string(r));
+    kept_[static_cast<std::size_t>(r)] = 1;
+  }
+}
+
+std::vector<int> Builder::kept_ranks() const {
+  std::vector<int> ranks;
+  for (int r = 0; r < ranks_; ++r)
+    if (keeps(r)) ranks.push_back(r);
+  return ranks;
+}
+
 StepId Builder::put(Slot src, Slot dst) { return transfer(StepKind::put, src, dst); }
 
 StepId Builder::get(Slot src, Slot dst) { return transfer(StepKind::get, src, dst); }
@@ -72,6 +89,7 @@ StepId Builder::get(Slot src, Slot dst) { return transfer(StepKind::get, src, ds
 // A put runs on the source's rank and writes a peer's scratch; a get runs on
 // the destination's rank and reads a peer's scratch.
 StepId Builder::transfer(StepKind kind, Slot src, Slot dst) {
+  if (!keeps(src.rank) && !keeps(dst.rank)) return kNoStep;
   src = rebased(src);
   dst = rebased(dst);
   if (src.range.empty() && dst.range.empty()) return kNoStep;
@@ -85,6 +103,7 @@ StepId Builder::transfer(StepKind kind, Slot src, Slot dst) {
 StepId Builder::reduce(Slot dst, Slot src) { return reduce(dst, dst, src); }
 
 StepId Builder::reduce(Slot dst, Slot left, Slot right) {
+  if (!keeps(dst.rank)) return kNoStep;  // all on one rank (checked below when kept)
   dst = rebased(dst);
   left = rebased(left);
   right = rebased(right);
@@ -107,6 +126,7 @@ void Builder::check_operand(const Slot& operand, const Slot& dst) const {
 }
 
 StepId Builder::copy(Slot dst, Slot src) {
+  if (!keeps(dst.rank)) return kNoStep;  // both on one rank (checked below when kept)
   dst = rebased(dst);
   src = rebased(src);
   if (src.range.empty() && dst.range.empty()) return kNoStep;
@@ -116,13 +136,12 @@ StepId Builder::copy(Slot dst, Slot src) {
 
 void Builder::copy_input_to_output() {
   require_same_shape("copy_input_to_output");
-  for (int r = 0; r < ranks_; ++r)
-    copy({r, Buffer::output, {0, count_}}, {r, Buffer::input, {0, count_}});
+  for (int r : kept_ranks()) copy({r, Buffer::output, {0, count_}}, {r, Buffer::input, {0, count_}});
 }
 
 void Builder::copy_unwritten_output() {
   require_same_shape("copy_unwritten_output");
-  for (int r = 0; r < ranks_; ++r) {
+  for (int r : kept_ranks()) {
     std::vector<Range> unwritten;
     tracker_->of({r, Buffer::output, {}}).visit({0, count_}, [&](Range piece, const Access& a) {
       if (a.last_writer == kNoStep) unwritten.push_back(piece);
@@ -145,19 +164,20 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
     throw std::logic_error(algorithm_ + ": source and destination differ in length");
 
   const auto id = static_cast<StepId>(steps_.size());
-  std::vector<StepId> deps;
+  const std::size_t first = dep_ids_.size();
   auto after_writer = [&](Range, Access& a) {
-    if (a.last_writer != kNoStep) deps.push_back(a.last_writer);
+    if (a.last_writer != kNoStep) dep_ids_.push_back(a.last_writer);
   };
   tracker_->of(read_a).for_each(read_a.range, after_writer);
   if (read_b) tracker_->of(*read_b).for_each(read_b->range, after_writer);
   tracker_->of(write).for_each(write.range, [&](Range piece, Access& a) {
     after_writer(piece, a);
-    if (!skip_write_after_read_)
-      deps.insert(deps.end(), a.readers.begin(), a.readers.end());
+    if (!skip_write_after_read_) dep_ids_.insert(dep_ids_.end(), a.readers.begin(), a.readers.end());
   });
-  std::sort(deps.begin(), deps.end());
-  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  const auto deps = dep_ids_.begin() + static_cast<std::ptrdiff_t>(first);
+  std::sort(deps, dep_ids_.end());
+  dep_ids_.erase(std::unique(deps, dep_ids_.end()), dep_ids_.end());
+  dep_end_.push_back(dep_ids_.size());
 
   tracker_->of(read_a).for_each(read_a.range, [&](Range, Access& a) { a.readers.push_back(id); });
   if (read_b) tracker_->of(*read_b).for_each(read_b->range, [&](Range, Access& a) { a.readers.push_back(id); });
@@ -166,15 +186,13 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
     a.readers.clear();
   });
   steps_.push_back(step);
-  deps_.push_back(std::move(deps));
   return id;
 }
 
 void Builder::add_dependency(StepId step, StepId on) {
   if (step >= steps_.size() || on >= steps_.size())
     throw std::logic_error(algorithm_ + ": add_dependency names a step that does not exist");
-  auto& deps = deps_[step];
-  if (std::find(deps.begin(), deps.end(), on) == deps.end()) deps.push_back(on);
+  added_deps_.emplace_back(step, on);
 }
 
 Schedule Builder::finish() && {
@@ -190,14 +208,19 @@ Schedule Builder::finish() && {
   s.dep_begin_.push_back(0);
   // (source step, receiving rank) pairs: one notification each.
   std::vector<std::pair<StepId, int>> edges;
+  std::sort(added_deps_.begin(), added_deps_.end());
+  auto added = added_deps_.begin();
   for (std::size_t t = 0; t < n; ++t) {
-    for (StepId d : deps_[t]) {
-      s.dep_ids_.push_back(d);
-      if (steps_[d].owner != steps_[t].owner) edges.emplace_back(d, steps_[t].owner);
-    }
+    const auto first = dep_ids_.begin() + static_cast<std::ptrdiff_t>(t == 0 ? 0 : dep_end_[t - 1]);
+    const auto last = dep_ids_.begin() + static_cast<std::ptrdiff_t>(dep_end_[t]);
+    s.dep_ids_.insert(s.dep_ids_.end(), first, last);
+    for (; added != added_deps_.end() && added->first == t; ++added)
+      if (std::find(first, last, added->second) == last) s.dep_ids_.push_back(added->second);
+    for (auto d = s.dep_ids_.begin() + static_cast<std::ptrdiff_t>(s.dep_begin_.back()); d != s.dep_ids_.end(); ++d)
+      if (steps_[*d].owner != steps_[t].owner) edges.emplace_back(*d, steps_[t].owner);
     s.dep_begin_.push_back(s.dep_ids_.size());
-    std::vector<StepId>().swap(deps_[t]);
   }
+  std::vector<StepId>().swap(dep_ids_);
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
 

@@ -5,6 +5,7 @@
 #include <earlybird/collectives/catalogue.hpp>
 
 #include <cstddef>
+#include <vector>
 
 namespace earlybird::coll::detail {
 
@@ -19,6 +20,17 @@ Schedule without_params(int ranks, std::size_t count, const AlgorithmParams&, st
 template <Schedule (*generate)(int, std::size_t, std::size_t), std::size_t default_bytes>
 Schedule with_segment(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes) {
   return generate(ranks, count, segment_elems(params, default_bytes, elem_bytes));
+}
+
+// The same for generators that can build only part of the schedule
+// (AlgorithmParams::keep).
+template <Schedule (*generate)(int, std::size_t, const std::vector<int>&)>
+Schedule keeping(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t) {
+  return generate(ranks, count, params.keep);
+}
+template <Schedule (*generate)(int, std::size_t, std::size_t, const std::vector<int>&), std::size_t default_bytes>
+Schedule keeping_with_segment(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes) {
+  return generate(ranks, count, segment_elems(params, default_bytes, elem_bytes), params.keep);
 }
 
 }  // namespace earlybird::coll::detail

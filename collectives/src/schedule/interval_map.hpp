@@ -1,33 +1,49 @@
-// Internal to the verifier: a map from element intervals of one buffer to values.
+// Internal to the builder and the verifier: a map from element intervals of
+// one buffer to values.
 #pragma once
 
 #include <earlybird/collectives/schedule.hpp>
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <limits>
+#include <map>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace earlybird::coll::detail {
 
+// How an IntervalMap stores its intervals. A sorted vector touches few
+// cache lines and suits the verifier, whose ranges mostly arrive in
+// increasing order. A tree suits the builder of one rank's plan at large P:
+// a ring's chunks are first written in decreasing order, and a vector would
+// shift every later interval on each split (quadratic in P).
+enum class IntervalStorage { sorted_vector, tree };
+
 // Disjoint intervals covering [0, inf) of one buffer, each with a Value,
-// split lazily at the boundaries of the ranges written. A sorted vector rather
-// than a tree: lookups touch few cache lines, and the slots of a schedule are
-// mostly first written in increasing order, so inserts land near the end.
-template <class Value>
+// split lazily at the boundaries of the ranges written.
+template <class Value, IntervalStorage storage = IntervalStorage::sorted_vector>
 class IntervalMap {
  public:
-  IntervalMap() { intervals_.push_back({0, Value{}}); }
+  // Empty until first split: one interval [0, inf) with Value{} (a builder
+  // focused on a few of 16384 ranks never touches most of its maps).
+  IntervalMap() = default;
 
   // Calls visit(piece, value) for every interval of `range`, in order,
   // without splitting (pieces are clipped to the range).
   template <class Visit>
   void visit(Range range, Visit&& visit) const {
     if (range.empty()) return;
-    for (std::size_t i = find(range.begin); i < intervals_.size() && intervals_[i].begin < range.end(); ++i) {
-      const std::size_t begin = std::max(intervals_[i].begin, range.begin);
-      visit(Range{begin, std::min(end_of(i), range.end()) - begin}, intervals_[i].value);
+    if (intervals_.empty()) {
+      static const Value untouched{};
+      visit(range, untouched);
+      return;
+    }
+    for (auto it = find(range.begin); it != intervals_.end() && it->first < range.end(); ++it) {
+      const std::size_t begin = std::max(it->first, range.begin);
+      visit(Range{begin, std::min(end_of(it), range.end()) - begin}, it->second);
     }
   }
 
@@ -36,43 +52,55 @@ class IntervalMap {
   template <class Visit>
   void for_each(Range range, Visit&& visit) {
     if (range.empty()) return;
-    for (std::size_t i = split(range.begin);; ++i) {
-      if (end_of(i) > range.end()) insert_after(i, range.end());
-      visit(Range{intervals_[i].begin, end_of(i) - intervals_[i].begin}, intervals_[i].value);
-      if (end_of(i) == range.end()) return;
+    for (auto it = split(range.begin);; ++it) {
+      if (end_of(it) > range.end()) it = std::prev(insert_after(it, range.end()));
+      visit(Range{it->first, end_of(it) - it->first}, it->second);
+      if (end_of(it) == range.end()) return;
     }
   }
 
   void split_at(std::size_t at) { split(at); }
 
  private:
-  struct Interval {
-    std::size_t begin;
-    Value value;
-  };
+  static constexpr bool kTree = storage == IntervalStorage::tree;
+  // (first element, value), ordered by first element.
+  using Intervals = std::conditional_t<kTree, std::map<std::size_t, Value>, std::vector<std::pair<std::size_t, Value>>>;
+  using Iterator = typename Intervals::iterator;
 
-  // Index of the interval holding element `at`.
-  std::size_t find(std::size_t at) const {
-    const auto it = std::upper_bound(intervals_.begin(), intervals_.end(), at,
-                                     [](std::size_t a, const Interval& in) { return a < in.begin; });
-    return static_cast<std::size_t>(it - intervals_.begin()) - 1;
+  // The interval holding element `at`.
+  template <class Self>
+  static auto find_in(Self& intervals, std::size_t at) {
+    if constexpr (kTree)
+      return std::prev(intervals.upper_bound(at));
+    else
+      return std::prev(std::upper_bound(intervals.begin(), intervals.end(), at,
+                                        [](std::size_t a, const auto& in) { return a < in.first; }));
   }
-  // Index of the interval that begins at `at`, splitting one if needed.
-  std::size_t split(std::size_t at) {
-    const std::size_t i = find(at);
-    if (intervals_[i].begin == at) return i;
-    insert_after(i, at);
-    return i + 1;
+  auto find(std::size_t at) const { return find_in(intervals_, at); }
+  Iterator find(std::size_t at) { return find_in(intervals_, at); }
+  // The interval that begins at `at`, splitting one if needed.
+  Iterator split(std::size_t at) {
+    if (intervals_.empty()) intervals_.insert(intervals_.end(), {0, Value{}});
+    const Iterator it = find(at);
+    if (it->first == at) return it;
+    return insert_after(it, at);
   }
-  void insert_after(std::size_t i, std::size_t at) {
-    Value copy = intervals_[i].value;
-    intervals_.insert(intervals_.begin() + static_cast<std::ptrdiff_t>(i + 1), Interval{at, std::move(copy)});
+  // Splits `it` at `at`; returns the new interval (a vector's iterators
+  // before it are invalidated: callers take the new one's predecessor).
+  Iterator insert_after(Iterator it, std::size_t at) {
+    Value copy = it->second;
+    if constexpr (kTree)
+      return intervals_.emplace_hint(std::next(it), at, std::move(copy));
+    else
+      return intervals_.insert(std::next(it), {at, std::move(copy)});
   }
-  std::size_t end_of(std::size_t i) const {
-    return i + 1 < intervals_.size() ? intervals_[i + 1].begin : std::numeric_limits<std::size_t>::max();
+  template <class It>
+  std::size_t end_of(It it) const {
+    const auto next = std::next(it);
+    return next != intervals_.end() ? next->first : std::numeric_limits<std::size_t>::max();
   }
 
-  std::vector<Interval> intervals_;
+  Intervals intervals_;
 };
 
 }  // namespace earlybird::coll::detail

@@ -79,4 +79,52 @@ RankPlan project(const Schedule& schedule, int rank) {
   return plan;
 }
 
+namespace {
+
+void sort_unique(std::vector<int>& ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+}
+
+// What plan_for_rank must keep for `rank`, judged from a schedule built
+// keeping some ranks: the rank and every rank it notifies, with the peers of
+// all their steps.
+std::vector<int> neighbourhood(const Schedule& schedule, int rank) {
+  const auto steps = schedule.steps();
+  std::vector<int> owners{rank};
+  for (StepId g = 0; g < steps.size(); ++g)
+    if (steps[g].owner == rank)
+      for (const Notification& n : schedule.notifications(g)) owners.push_back(n.target);
+  sort_unique(owners);
+  std::vector<int> needed = owners;
+  for (const Step& s : steps)
+    if (std::binary_search(owners.begin(), owners.end(), s.owner)) {
+      needed.push_back(s.src.rank);
+      needed.push_back(s.dst.rank);
+    }
+  sort_unique(needed);
+  return needed;
+}
+
+}  // namespace
+
+RankPlan plan_for_rank(const Algorithm& algorithm, int ranks, std::size_t count, AlgorithmParams params,
+                       std::size_t elem_bytes, int rank) {
+  if (!algorithm.bounds) return project(algorithm.make(ranks, count, params, elem_bytes), rank);
+  params.keep = {rank};
+  for (;;) {
+    const Schedule partial = algorithm.make(ranks, count, params, elem_bytes);
+    const std::vector<int> needed = neighbourhood(partial, rank);
+    if (std::includes(params.keep.begin(), params.keep.end(), needed.begin(), needed.end())) {
+      RankPlan plan = project(partial, rank);
+      const PlanBounds bounds = algorithm.bounds(ranks, count, params, elem_bytes);
+      plan.max_scratch_elems = bounds.scratch_elems;
+      plan.max_flags = bounds.flags;
+      return plan;
+    }
+    params.keep.insert(params.keep.end(), needed.begin(), needed.end());
+    sort_unique(params.keep);
+  }
+}
+
 }  // namespace earlybird::coll

@@ -25,7 +25,7 @@ std::shared_ptr<const coll::RankPlan> PlanCache::plan(const Key& key) {
   params.presteps = key.presteps;
   params.node_ranks = node_ranks_;
   auto plan = std::make_shared<const coll::RankPlan>(
-      coll::project(info->make(ranks_, key.count, params, key.elem_bytes), key.virtual_rank));
+      coll::plan_for_rank(*info, ranks_, key.count, params, key.elem_bytes, key.virtual_rank));
   std::lock_guard lock(mutex_);
   if (plans_.size() >= kPlanCacheLimit) plans_.clear();
   plans_.emplace(key, plan);

@@ -16,11 +16,19 @@
 
 namespace earlybird::coll {
 
-Schedule allreduce_ring(int ranks, std::size_t count);
-Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems);
-Schedule allreduce_recursive_doubling(int ranks, std::size_t count);
+// `keep`: generate only what touches these ranks' memory (Builder::keep_only,
+// for per-rank plans: plan_for_rank in plan.hpp); empty: the whole schedule.
+Schedule allreduce_ring(int ranks, std::size_t count, const std::vector<int>& keep = {});
+Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems,
+                                  const std::vector<int>& keep = {});
+Schedule allreduce_recursive_doubling(int ranks, std::size_t count, const std::vector<int>& keep = {});
 Schedule allreduce_recursive_doubling_halves(int ranks, std::size_t count);
-Schedule allreduce_rabenseifner(int ranks, std::size_t count);
+Schedule allreduce_rabenseifner(int ranks, std::size_t count, const std::vector<int>& keep = {});
+// Upper bounds of the schedules' per-rank maxima (Algorithm::bounds), from
+// the slots and rounds each generator's header describes.
+PlanBounds allreduce_ring_bounds(int ranks, std::size_t count, std::size_t segment_elems);
+PlanBounds allreduce_recursive_doubling_bounds(int ranks, std::size_t count);
+PlanBounds allreduce_rabenseifner_bounds(int ranks, std::size_t count);
 Schedule allreduce_linear(int ranks, std::size_t count);
 // Every rank reads every rank's vector and folds them in rank order: one
 // round, for small vectors on one node (inline_flags.cpp).

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace earlybird::coll {
@@ -66,6 +67,19 @@ class Builder {
   // flags the data flow already implies.
   void begin_scratch_region();
 
+  // Per-rank plans (plan_for_rank in plan.hpp): from here on, keep only the
+  // steps that touch the memory of at least one of `ranks`, and let
+  // generators skip the rest (keeps()). The schedule then describes those
+  // ranks' memory exactly and nothing else: it is an input to project() for
+  // ranks whose whole neighbourhood is kept, not a schedule to verify or run.
+  // Empty: keep every rank (the default).
+  void keep_only(std::vector<int> ranks);
+  bool keeps(int rank) const {
+    return kept_.empty() || (rank >= 0 && rank < ranks_ && kept_[static_cast<std::size_t>(rank)] != 0);
+  }
+  // The kept ranks in increasing order (every rank when nothing is dropped).
+  std::vector<int> kept_ranks() const;
+
   Schedule finish() &&;
 
  private:
@@ -89,10 +103,13 @@ class Builder {
   Shape shape_;
   bool skip_write_after_read_ = false;  // tests only: a racy schedule for the verifier
   std::vector<Step> steps_;
-  std::vector<std::vector<StepId>> deps_;
+  std::vector<StepId> dep_ids_;     // every step's dependencies, one run per step
+  std::vector<std::size_t> dep_end_;  // end of step i's run in dep_ids_
+  std::vector<std::pair<StepId, StepId>> added_deps_;  // tests only: add_dependency
   std::unique_ptr<Tracker> tracker_;
   std::vector<std::size_t> scratch_base_;  // per rank, added to scratch offsets
   std::vector<std::size_t> scratch_high_;  // per rank, one past the highest scratch element used
+  std::vector<char> kept_;                 // per rank when focused (keep_only), else empty
 };
 
 }  // namespace earlybird::coll

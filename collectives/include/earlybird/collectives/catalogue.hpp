@@ -39,6 +39,18 @@ struct AlgorithmParams {
   // many consecutive virtual ranks; 0: not known, or one node. Only the
   // hierarchical allreduce uses it.
   int node_ranks = 0;
+  // Generators that honour it build only what touches these ranks' memory
+  // (Builder::keep_only); plan_for_rank sets it. Empty: the whole schedule.
+  std::vector<int> keep;
+};
+
+// Upper bounds, over all ranks, of what one rank's plan needs: scratch
+// elements and flags (Schedule::max_scratch_elems, max_flag_count). A rank
+// that plans only its own steps sizes its batches with these, so every rank
+// cuts a call into the same batches without seeing the others' plans.
+struct PlanBounds {
+  std::size_t scratch_elems = 0;
+  std::uint32_t flags = 0;
 };
 
 // How the runtime binds an algorithm's virtual ranks to ranks. Generators
@@ -65,6 +77,10 @@ struct Algorithm {
   // calls run the schedule's meaning on data-carrying flag lines instead of
   // its steps (allreduce/inline_flags.cpp).
   bool runs_inline = false;
+  // Set where `make` honours AlgorithmParams::keep: then plan_for_rank
+  // builds one rank's plan from its neighbourhood and takes the schedule-wide
+  // maxima from here. nullptr: plans are projected from the whole schedule.
+  PlanBounds (*bounds)(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes) = nullptr;
 };
 
 std::span<const Algorithm> algorithms(Collective collective);

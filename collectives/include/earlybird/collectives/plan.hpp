@@ -4,6 +4,7 @@
 // (in its own window) and notifications it raises in peers' windows.
 #pragma once
 
+#include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/collectives/schedule.hpp>
 
 #include <cstdint>
@@ -24,6 +25,7 @@ struct PlanStep {
   std::uint32_t waits = 0;  // local predecessors + flags to see before it may run
   std::uint32_t succ_begin = 0, succ_end = 0;  // into RankPlan::successors
   std::uint32_t note_begin = 0, note_end = 0;  // into RankPlan::notes
+  bool operator==(const PlanStep&) const = default;
 };
 
 struct RankPlan {
@@ -44,8 +46,19 @@ struct RankPlan {
   std::vector<std::uint32_t> release_begin; // flag f releases release[release_begin[f] .. release_begin[f+1])
   std::vector<std::uint32_t> release;
   std::vector<int> flag_source;             // virtual rank that raises flag f
+  bool operator==(const RankPlan&) const = default;
 };
 
 RankPlan project(const Schedule& schedule, int rank);
+
+// `rank`'s plan of `algorithm`. Where the entry has bounds, only the steps
+// touching the memory of the rank's neighbourhood are generated: the rank,
+// the peers of its steps, the ranks it notifies and their peers (whose steps
+// number the flags it raises), grown until it no longer changes. The steps,
+// flags and notifications then equal project(whole schedule, rank); the
+// schedule-wide maxima are the entry's bounds (>= the exact maxima).
+// Otherwise the whole schedule is built and projected.
+RankPlan plan_for_rank(const Algorithm& algorithm, int ranks, std::size_t count, AlgorithmParams params,
+                       std::size_t elem_bytes, int rank);
 
 }  // namespace earlybird::coll

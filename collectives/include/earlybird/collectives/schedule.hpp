@@ -75,6 +75,7 @@ struct Step {
 struct Notification {
   int target = 0;
   std::uint32_t flag = 0;
+  bool operator==(const Notification&) const = default;
 };
 
 // Immutable result of Builder::finish(). Dependencies and notifications are

@@ -1,0 +1,113 @@
+// Per-rank plans (plan_for_rank): a rank that builds only its neighbourhood
+// gets exactly the plan projected from the whole schedule, and the entry's
+// bounds cover the schedule-wide maxima every rank's batching uses.
+#include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/plan.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+using namespace earlybird::coll;
+
+namespace {
+
+std::vector<const Algorithm*> entries_with_bounds() {
+  std::vector<const Algorithm*> out;
+  for (const Algorithm& a : allreduce_catalogue())
+    if (a.bounds) out.push_back(&a);
+  return out;
+}
+
+// Checks `ranks_to_check` of one schedule; returns how many plans differed.
+void check_rank_plans(const Algorithm& a, int p, std::size_t count, const AlgorithmParams& params,
+                      const std::vector<int>& ranks_to_check) {
+  constexpr std::size_t kElemBytes = 4;
+  CAPTURE(a.name);
+  CAPTURE(p);
+  CAPTURE(count);
+  CAPTURE(params.segment_elems);
+  const Schedule whole = a.make(p, count, params, kElemBytes);
+  const PlanBounds bounds = a.bounds(p, count, params, kElemBytes);
+  CHECK(bounds.scratch_elems >= whole.max_scratch_elems());
+  CHECK(bounds.flags >= whole.max_flag_count());
+  for (int r : ranks_to_check) {
+    CAPTURE(r);
+    RankPlan expected = project(whole, r);
+    expected.max_scratch_elems = bounds.scratch_elems;
+    expected.max_flags = bounds.flags;
+    CHECK(plan_for_rank(a, p, count, params, kElemBytes, r) == expected);
+  }
+}
+
+std::vector<int> every_rank(int p) {
+  std::vector<int> ranks;
+  for (int r = 0; r < p; ++r) ranks.push_back(r);
+  return ranks;
+}
+
+}  // namespace
+
+TEST_CASE("the entries that plan per rank: the ring family, recursive doubling, Rabenseifner") {
+  std::vector<std::string> names;
+  for (const Algorithm* a : entries_with_bounds()) names.emplace_back(a->name);
+  CHECK(names == std::vector<std::string>{"ring", "segmented_ring", "recursive_doubling", "rabenseifner"});
+}
+
+TEST_CASE("per-rank plans equal the projection of the whole schedule, P = 1..24, every rank") {
+  for (const Algorithm* a : entries_with_bounds())
+    for (int p = 1; p <= 24; ++p) {
+      const auto n = static_cast<std::size_t>(p);
+      for (std::size_t count : {std::size_t{0}, std::size_t{1}, n - 1, n, 7 * n + 3, std::size_t{1000}})
+        for (std::size_t segment : {std::size_t{0}, std::size_t{3}}) {
+          AlgorithmParams params;
+          params.segment_elems = segment;
+          check_rank_plans(*a, p, count, params, every_rank(p));
+        }
+    }
+}
+
+TEST_CASE("large P: per-rank plans equal the projection, P in {100, 257, 1024}, sampled ranks") {
+  for (const Algorithm* a : entries_with_bounds())
+    for (int p : {100, 257, 1024}) {
+      // The whole ring at P = 1024 has 4P(P - 1) steps for count >= P: keep
+      // the count below P there (empty chunks drop their steps).
+      const std::string_view name = a->name;
+      const bool ring = name == "ring" || name == "segmented_ring";
+      const auto n = static_cast<std::size_t>(p);
+      const std::size_t count = ring && p > 257 ? n / 3 : 3 * n + 1;
+      check_rank_plans(*a, p, count, {}, {0, 1, 2, p / 2 - 1, p / 2, p - 2, p - 1, (p * 7) / 13});
+    }
+}
+
+TEST_CASE("where P divides the count, the scratch bound is the exact maximum (batches as before)") {
+  for (const Algorithm* a : entries_with_bounds())
+    for (int p : {2, 3, 4, 6, 8, 16, 24}) {
+      CAPTURE(a->name);
+      CAPTURE(p);
+      const std::size_t count = 48 * static_cast<std::size_t>(p);
+      const Schedule whole = a->make(p, count, {}, 4);
+      CHECK(a->bounds(p, count, {}, 4).scratch_elems == whole.max_scratch_elems());
+    }
+}
+
+TEST_CASE("entries without bounds are projected from the whole schedule") {
+  const Algorithm* linear = find_algorithm(Collective::allreduce, "linear");
+  REQUIRE(linear != nullptr);
+  REQUIRE(!linear->bounds);
+  const Schedule whole = linear->make(5, 17, {}, 8);
+  for (int r = 0; r < 5; ++r) CHECK(plan_for_rank(*linear, 5, 17, {}, 8, r) == project(whole, r));
+}
+
+TEST_CASE("a focused builder keeps exactly the steps touching its ranks' memory") {
+  const Schedule whole = allreduce_ring(6, 60);
+  const Schedule part = allreduce_ring(6, 60, {2});
+  std::size_t touching = 0;
+  for (const Step& s : whole.steps())
+    if (s.src.rank == 2 || s.dst.rank == 2) ++touching;
+  CHECK(part.steps().size() == touching);
+  CHECK(part.steps().size() < whole.steps().size());
+  CHECK(part.scratch_elems(2) == whole.scratch_elems(2));
+}
