@@ -2,11 +2,13 @@
 // gets exactly the plan projected from the whole schedule, and the entry's
 // bounds cover the schedule-wide maxima every rank's batching uses.
 #include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/plan.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,8 @@ std::vector<const Algorithm*> entries_with_bounds() {
   return out;
 }
 
-// Checks `ranks_to_check` of one schedule; returns how many plans differed.
+// Checks the plans of `ranks_to_check` against the whole schedule, and the
+// entry's bounds against its maxima.
 void check_rank_plans(const Algorithm& a, int p, std::size_t count, const AlgorithmParams& params,
                       const std::vector<int>& ranks_to_check) {
   constexpr std::size_t kElemBytes = 4;
@@ -110,4 +113,14 @@ TEST_CASE("a focused builder keeps exactly the steps touching its ranks' memory"
   CHECK(part.steps().size() == touching);
   CHECK(part.steps().size() < whole.steps().size());
   CHECK(part.scratch_elems(2) == whole.scratch_elems(2));
+}
+
+TEST_CASE("keep_only names its ranks within the schedule") {
+  Builder b("allreduce_ring", 4, 8);
+  CHECK_THROWS_WITH_AS(b.keep_only({4}), "allreduce_ring: keep_only names rank 4", std::invalid_argument);
+  CHECK_THROWS_AS(b.keep_only({-1}), std::invalid_argument);
+  b.keep_only({1, 3});
+  CHECK(b.kept_ranks() == std::vector<int>{1, 3});
+  b.keep_only({});
+  CHECK(b.kept_ranks() == std::vector<int>{0, 1, 2, 3});
 }
