@@ -108,20 +108,28 @@ std::vector<int> neighbourhood(const Schedule& schedule, int rank) {
 
 }  // namespace
 
+namespace {
+
+RankPlan with_bounds(RankPlan plan, const PlanBounds& bounds) {
+  plan.max_scratch_elems = bounds.scratch_elems;
+  plan.max_flags = bounds.flags;
+  return plan;
+}
+
+}  // namespace
+
 RankPlan plan_for_rank(const Algorithm& algorithm, int ranks, std::size_t count, AlgorithmParams params,
-                       std::size_t elem_bytes, int rank) {
+                       std::size_t elem_bytes, int rank, int whole_up_to) {
+  params.keep.clear();
   if (!algorithm.bounds) return project(algorithm.make(ranks, count, params, elem_bytes), rank);
+  const PlanBounds bounds = algorithm.bounds(ranks, count, params, elem_bytes);
+  if (ranks <= whole_up_to) return with_bounds(project(algorithm.make(ranks, count, params, elem_bytes), rank), bounds);
   params.keep = {rank};
   for (;;) {
     const Schedule partial = algorithm.make(ranks, count, params, elem_bytes);
     const std::vector<int> needed = neighbourhood(partial, rank);
-    if (std::includes(params.keep.begin(), params.keep.end(), needed.begin(), needed.end())) {
-      RankPlan plan = project(partial, rank);
-      const PlanBounds bounds = algorithm.bounds(ranks, count, params, elem_bytes);
-      plan.max_scratch_elems = bounds.scratch_elems;
-      plan.max_flags = bounds.flags;
-      return plan;
-    }
+    if (std::includes(params.keep.begin(), params.keep.end(), needed.begin(), needed.end()))
+      return with_bounds(project(partial, rank), bounds);
     params.keep.insert(params.keep.end(), needed.begin(), needed.end());
     sort_unique(params.keep);
   }

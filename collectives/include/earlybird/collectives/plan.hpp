@@ -57,8 +57,12 @@ RankPlan project(const Schedule& schedule, int rank);
 // number the flags it raises), grown until it no longer changes. The steps,
 // flags and notifications then equal project(whole schedule, rank); the
 // schedule-wide maxima are the entry's bounds (>= the exact maxima).
-// Otherwise the whole schedule is built and projected.
+// Otherwise, and for P <= whole_up_to (where the whole schedule costs no
+// more than the two or three focused builds), the whole schedule is built and
+// projected; the maxima are still the bounds where the entry has them, so
+// every rank batches alike whichever way it planned.
+inline constexpr int kWholePlanRanks = 16;
 RankPlan plan_for_rank(const Algorithm& algorithm, int ranks, std::size_t count, AlgorithmParams params,
-                       std::size_t elem_bytes, int rank);
+                       std::size_t elem_bytes, int rank, int whole_up_to = kWholePlanRanks);
 
 }  // namespace earlybird::coll
