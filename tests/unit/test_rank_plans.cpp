@@ -117,7 +117,7 @@ TEST_CASE("a focused builder keeps exactly the steps touching its ranks' memory"
   CHECK(part.scratch_elems(2) == whole.scratch_elems(2));
 }
 
-TEST_CASE("keep_only names its ranks within the schedule") {
+TEST_CASE("keep_only names ranks within the schedule, before the first step") {
   Builder b("allreduce_ring", 4, 8);
   CHECK_THROWS_WITH_AS(b.keep_only({4}), "allreduce_ring: keep_only names rank 4", std::invalid_argument);
   CHECK_THROWS_AS(b.keep_only({-1}), std::invalid_argument);
@@ -125,4 +125,6 @@ TEST_CASE("keep_only names its ranks within the schedule") {
   CHECK(b.kept_ranks() == std::vector<int>{1, 3});
   b.keep_only({});
   CHECK(b.kept_ranks() == std::vector<int>{0, 1, 2, 3});
+  b.copy({0, Buffer::output, {0, 8}}, {0, Buffer::input, {0, 8}});
+  CHECK_THROWS_WITH_AS(b.keep_only({0}), "allreduce_ring: keep_only after steps were added", std::logic_error);
 }

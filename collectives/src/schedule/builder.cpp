@@ -18,15 +18,45 @@ struct Access {
 
 }  // namespace
 
+// Who last wrote each element range of each (rank, buffer), and who read it
+// since. Whole schedules keep sorted vectors (their ranges come mostly in
+// increasing order); a focused builder (one rank's plan at large P) keeps
+// trees: a ring writes its chunks in decreasing order, and a vector would
+// shift every later interval on each split.
 struct Builder::Tracker {
-  explicit Tracker(int ranks) : maps(static_cast<std::size_t>(ranks) * 3) {}
+  Tracker(int ranks, bool focused) {
+    const auto maps = static_cast<std::size_t>(ranks) * 3;
+    if (focused)
+      trees.resize(maps);
+    else
+      vectors.resize(maps);
+  }
+  // Calls f(piece, access) for the intervals of slot's range, split at its
+  // ends so that f may change them.
+  template <class F>
+  void for_each(const Slot& slot, F&& f) {
+    if (trees.empty())
+      vectors[index(slot)].for_each(slot.range, f);
+    else
+      trees[index(slot)].for_each(slot.range, f);
+  }
+  template <class F>
+  void visit(const Slot& slot, F&& f) const {
+    if (trees.empty())
+      vectors[index(slot)].visit(slot.range, f);
+    else
+      trees[index(slot)].visit(slot.range, f);
+  }
+
+ private:
   // Input and output share one map: an in-place call makes them the same
   // memory, so an output write must also wait for earlier input reads.
-  detail::IntervalMap<Access, detail::IntervalStorage::tree>& of(const Slot& slot) {
+  static std::size_t index(const Slot& slot) {
     const Buffer tracked = slot.buffer == Buffer::input ? Buffer::output : slot.buffer;
-    return maps[static_cast<std::size_t>(slot.rank) * 3 + static_cast<std::size_t>(tracked)];
+    return static_cast<std::size_t>(slot.rank) * 3 + static_cast<std::size_t>(tracked);
   }
-  std::vector<detail::IntervalMap<Access, detail::IntervalStorage::tree>> maps;
+  std::vector<detail::IntervalMap<Access>> vectors;
+  std::vector<detail::IntervalMap<Access, detail::IntervalStorage::tree>> trees;
 };
 
 Builder::Builder(std::string algorithm, int ranks, std::size_t count)
@@ -35,7 +65,7 @@ Builder::Builder(std::string algorithm, int ranks, std::size_t count)
 Builder::Builder(std::string algorithm, int ranks, std::size_t count, Shape shape)
     : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count), shape_(shape) {
   if (ranks < 1) throw std::invalid_argument("Builder: ranks must be >= 1");
-  tracker_ = std::make_unique<Tracker>(ranks);
+  tracker_ = std::make_unique<Tracker>(ranks, false);
   scratch_base_.assign(static_cast<std::size_t>(ranks), 0);
   scratch_high_.assign(static_cast<std::size_t>(ranks), 0);
 }
@@ -66,7 +96,10 @@ Slot Builder::rebased(Slot slot) {
 void Builder::begin_scratch_region() { scratch_base_ = scratch_high_; }
 
 void Builder::keep_only(std::vector<int> ranks) {
+  if (!steps_.empty()) throw std::logic_error(algorithm_ + ": keep_only after steps were added");
+  if (ranks.empty() && kept_.empty()) return;
   kept_.clear();
+  tracker_ = std::make_unique<Tracker>(ranks_, !ranks.empty());
   if (ranks.empty()) return;
   kept_.assign(static_cast<std::size_t>(ranks_), 0);
   for (int r : ranks) {
@@ -143,7 +176,7 @@ void Builder::copy_unwritten_output() {
   require_same_shape("copy_unwritten_output");
   for (int r : kept_ranks()) {
     std::vector<Range> unwritten;
-    tracker_->of({r, Buffer::output, {}}).visit({0, count_}, [&](Range piece, const Access& a) {
+    tracker_->visit({r, Buffer::output, {0, count_}}, [&](Range piece, const Access& a) {
       if (a.last_writer == kNoStep) unwritten.push_back(piece);
     });
     for (const Range& piece : unwritten) copy({r, Buffer::output, piece}, {r, Buffer::input, piece});
@@ -168,9 +201,9 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
   auto after_writer = [&](Range, Access& a) {
     if (a.last_writer != kNoStep) dep_ids_.push_back(a.last_writer);
   };
-  tracker_->of(read_a).for_each(read_a.range, after_writer);
-  if (read_b) tracker_->of(*read_b).for_each(read_b->range, after_writer);
-  tracker_->of(write).for_each(write.range, [&](Range piece, Access& a) {
+  tracker_->for_each(read_a, after_writer);
+  if (read_b) tracker_->for_each(*read_b, after_writer);
+  tracker_->for_each(write, [&](Range piece, Access& a) {
     after_writer(piece, a);
     if (!skip_write_after_read_) dep_ids_.insert(dep_ids_.end(), a.readers.begin(), a.readers.end());
   });
@@ -179,9 +212,9 @@ StepId Builder::add(Step step, const Slot& read_a, const Slot* read_b, const Slo
   dep_ids_.erase(std::unique(deps, dep_ids_.end()), dep_ids_.end());
   dep_end_.push_back(dep_ids_.size());
 
-  tracker_->of(read_a).for_each(read_a.range, [&](Range, Access& a) { a.readers.push_back(id); });
-  if (read_b) tracker_->of(*read_b).for_each(read_b->range, [&](Range, Access& a) { a.readers.push_back(id); });
-  tracker_->of(write).for_each(write.range, [&](Range, Access& a) {
+  tracker_->for_each(read_a, [&](Range, Access& a) { a.readers.push_back(id); });
+  if (read_b) tracker_->for_each(*read_b, [&](Range, Access& a) { a.readers.push_back(id); });
+  tracker_->for_each(write, [&](Range, Access& a) {
     a.last_writer = id;
     a.readers.clear();
   });

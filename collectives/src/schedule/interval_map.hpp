@@ -16,10 +16,10 @@
 namespace earlybird::coll::detail {
 
 // How an IntervalMap stores its intervals. A sorted vector touches few
-// cache lines and suits the verifier, whose ranges mostly arrive in
-// increasing order. A tree suits the builder of one rank's plan at large P:
-// a ring's chunks are first written in decreasing order, and a vector would
-// shift every later interval on each split (quadratic in P).
+// cache lines and suits ranges that mostly arrive in increasing order (the
+// verifier, whole schedules). A tree suits the builder of one rank's plan at
+// large P: a ring's chunks are first written in decreasing order, and a
+// vector would shift every later interval on each split (quadratic in P).
 enum class IntervalStorage { sorted_vector, tree };
 
 // Disjoint intervals covering [0, inf) of one buffer, each with a Value,

@@ -67,12 +67,12 @@ class Builder {
   // flags the data flow already implies.
   void begin_scratch_region();
 
-  // Per-rank plans (plan_for_rank in plan.hpp): from here on, keep only the
-  // steps that touch the memory of at least one of `ranks`, and let
-  // generators skip the rest (keeps()). The schedule then describes those
-  // ranks' memory exactly and nothing else: it is an input to project() for
-  // ranks whose whole neighbourhood is kept, not a schedule to verify or run.
-  // Empty: keep every rank (the default).
+  // Per-rank plans (plan_for_rank in plan.hpp), called before the first
+  // step: keep only the steps that touch the memory of at least one of
+  // `ranks`, and let generators skip the rest (keeps()). The schedule then
+  // describes those ranks' memory exactly and nothing else: it is an input
+  // to project() for ranks whose whole neighbourhood is kept, not a schedule
+  // to verify or run. Empty: keep every rank (the default).
   void keep_only(std::vector<int> ranks);
   bool keeps(int rank) const {
     return kept_.empty() || (rank >= 0 && rank < ranks_ && kept_[static_cast<std::size_t>(rank)] != 0);
