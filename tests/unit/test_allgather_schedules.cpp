@@ -56,9 +56,13 @@ Expected recursive_doubling_expected(int p, int r, std::size_t count) {
 
 }  // namespace
 
-TEST_CASE("every catalogue algorithm: P = 1..64 x blocks {0, 1, P-1, P, P+1, 1000} x 3 seeds, blocks of 10007, P up to 1000") {
+TEST_CASE("every catalogue algorithm: P = 1..64 x blocks {0, 1, P-1, P, P+1, 1000} x 3 seeds, blocks of 10007") {
   for (const Algorithm& algorithm : allgather_algorithms()) CHECK_FALSE(algorithm.needs_commutative);
   check_blockwise_catalogue(Collective::allgather);
+}
+
+TEST_CASE("large P: every catalogue algorithm, P in {100, 127, 128, 1000}, blocks {0, 1, 3}") {
+  check_blockwise_catalogue_large_p(Collective::allgather);
 }
 
 TEST_CASE("ring: P-1 puts of one block, (P-1) count sent, P-1 rounds, P-1 blocks of scratch") {

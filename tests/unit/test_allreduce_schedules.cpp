@@ -15,6 +15,7 @@
 #include <vector>
 
 using namespace earlybird::coll;
+using earlybird::coll::test::swept_ranks;
 
 namespace {
 
@@ -37,7 +38,7 @@ std::size_t third_of_chunk(std::size_t count, int p) {
 
 TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000, 10007}, 3 seeds") {
   for (const Algorithm& algorithm : allreduce_algorithms()) {
-    for (int p = 1; p <= 64; ++p) {
+    for (int p : swept_ranks()) {
       for (std::size_t count : test::vector_counts(p)) {
         CAPTURE(algorithm.name);
         CAPTURE(p);
@@ -49,7 +50,7 @@ TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000
 }
 
 TEST_CASE("segmented ring with several segments per chunk, P = 1..64") {
-  for (int p = 1; p <= 64; ++p) {
+  for (int p : swept_ranks()) {
     for (std::size_t count : {static_cast<std::size_t>(3 * p + 1), std::size_t{1000}, std::size_t{10007}}) {
       const std::size_t segment = third_of_chunk(count, p);
       CAPTURE(p);
@@ -147,7 +148,7 @@ TEST_CASE("suara on given grids of 2, 3 and 4 steps") {
 }
 
 TEST_CASE("suara_grid: steps multiply to P, the prediction is their sum, never above the flat algorithm's") {
-  for (int p = 1; p <= 64; ++p) {
+  for (int p : swept_ranks()) {
     for (std::size_t count : {std::size_t{2}, std::size_t{16384}, std::size_t{4} << 20}) {
       CAPTURE(p);
       CAPTURE(count);

@@ -27,6 +27,7 @@
 
 using namespace earlybird::coll;
 using earlybird::coll::test::check_verified_as;
+using earlybird::coll::test::swept_ranks;
 
 namespace {
 
@@ -70,7 +71,7 @@ std::vector<double> replay_finish(const Schedule& s, const std::vector<double>& 
 TEST_CASE("arrival_greedy verifies for P = 1..64, counts {0, 1, P-1, P, P+1, 1000}, segments, 2 seeds") {
   const Algorithm* algorithm = find_allreduce("arrival_greedy");
   REQUIRE(algorithm != nullptr);
-  for (int p = 1; p <= 64; ++p)
+  for (int p : swept_ranks())
     for (std::size_t count : test::block_counts(p))
       for (std::size_t segment : {0u, 1u, 7u, 100u}) {
         if (segment == 1 && count == 1000 && p > 16) continue;  // 10^5 steps: covered at smaller P
@@ -85,7 +86,7 @@ TEST_CASE("arrival_greedy verifies for P = 1..64, counts {0, 1, P-1, P, P+1, 100
 
 TEST_CASE("arrival_greedy under random arrival times, P = 1..64: complete, and h + 2 steps after a last rank that comes after everyone is done") {
   std::mt19937_64 rng(23);
-  for (int p = 1; p <= 64; ++p)
+  for (int p : swept_ranks())
     for (std::size_t segment : {1u, 5u, 0u}) {
       CAPTURE(p);
       CAPTURE(segment);
@@ -156,7 +157,7 @@ TEST_CASE("arrival_greedy costs: 2(P-1) count sent, (P-1) count reduced; the ear
 // land in fresh slots, so one segment's greedy is as deep as a binomial tree,
 // floor(log2 n), not its ceil(log2 n) single-port steps.
 TEST_CASE("arrival_greedy, one segment: floor(log2(P-1)) + 1 + floor(log2 P) rounds, greedy_reduce_bcast's or one more") {
-  for (int p = 2; p <= 64; ++p) {
+  for (int p : swept_ranks(2)) {
     CAPTURE(p);
     const std::size_t rounds = schedule_stats(allreduce_arrival_greedy(p, 50, 0)).rounds;
     CHECK(rounds == floor_log2(p - 1) + 1 + floor_log2(p));

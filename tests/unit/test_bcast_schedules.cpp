@@ -81,7 +81,7 @@ void check_scratch(const Schedule& s) {
 TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000, 10007}, 3 seeds") {
   for (const Algorithm& algorithm : bcast_algorithms()) {
     CHECK_FALSE(algorithm.needs_commutative);
-    for (int p = 1; p <= 64; ++p) {
+    for (int p : swept_ranks()) {
       for (std::size_t count : test::vector_counts(p)) {
         CAPTURE(algorithm.name);
         CAPTURE(p);
@@ -96,7 +96,7 @@ TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000
 
 TEST_CASE("pipelined chain and binary tree with several segments, P = 1..64") {
   for (const Pipelined& algorithm : kPipelined) {
-    for (int p = 1; p <= 64; ++p) {
+    for (int p : swept_ranks()) {
       for (std::size_t count : {std::size_t{7}, static_cast<std::size_t>(3 * p + 1), std::size_t{1000}}) {
         for (std::size_t segment : segments_for(count)) {
           CAPTURE(algorithm.name);

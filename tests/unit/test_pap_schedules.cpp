@@ -24,6 +24,7 @@
 using namespace earlybird::coll;
 using earlybird::coll::test::check_verified_as;
 using earlybird::coll::test::contains;
+using earlybird::coll::test::swept_ranks;
 
 namespace {
 
@@ -162,7 +163,7 @@ TEST_CASE("prr presteps: the condition is >=, and a longer step means fewer pre-
 TEST_CASE("prr presteps of random arrivals are valid; rank 0 starts k[0]+1 chunks, others 1 + k[i] - k[i-1]") {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> tau(0.05, 5.0);
-  for (int p = 1; p <= 64; ++p)
+  for (int p : swept_ranks())
     for (int c = 0; c < 20; ++c) {
       CAPTURE(p);
       const Presteps k = prr_presteps(random_arrivals(p, rng), tau(rng));
@@ -195,7 +196,7 @@ TEST_CASE("presteps_last_late is the recurrence with one very late rank: [P-2, .
   CHECK(presteps_last_late(1) == Presteps{0});
   CHECK(presteps_last_late(2) == Presteps{0, 0});
   CHECK(presteps_last_late(5) == Presteps{3, 2, 1, 0, 0});
-  for (int p = 1; p <= 64; ++p) {
+  for (int p : swept_ranks()) {
     CAPTURE(p);
     std::vector<double> a(at(p), 3.0);
     a.back() = 1e9;
@@ -250,7 +251,7 @@ TEST_CASE("invalid input is rejected") {
 
 TEST_CASE("pre_reduced_ring verifies for P = 1..64 under random arrival patterns, counts {0, 1, P-1, P, P+1, 1000}") {
   std::mt19937_64 rng(11);
-  for (int p = 1; p <= 64; ++p)
+  for (int p : swept_ranks())
     for (const Presteps& k : presteps_to_try(p, rng, 4))
       for (std::size_t count : pap_counts(p)) {
         CAPTURE(p);
@@ -279,7 +280,7 @@ TEST_CASE("sorted_linear_tree and arrival_chain verify, P = 1..64, counts {0, 1,
   for (const char* name : {"sorted_linear_tree", "arrival_chain"}) {
     const Algorithm* algorithm = find_allreduce(name);
     REQUIRE(algorithm != nullptr);
-    for (int p = 1; p <= 64; ++p)
+    for (int p : swept_ranks())
       for (std::size_t count : pap_counts(p))
         for (std::size_t segment : {0u, 1u, 7u, 100u}) {
           if (segment == 1 && count == 1000 && p > 16) continue;  // 250 000 steps: covered at smaller P

@@ -66,10 +66,14 @@ std::size_t recursive_halving_scratch(int p, std::size_t count) {
 
 }  // namespace
 
-TEST_CASE("every catalogue algorithm: P = 1..64 x blocks {0, 1, P-1, P, P+1, 1000} x 3 seeds, blocks of 10007, P up to 1000") {
+TEST_CASE("every catalogue algorithm: P = 1..64 x blocks {0, 1, P-1, P, P+1, 1000} x 3 seeds, blocks of 10007") {
   for (const Algorithm& algorithm : reduce_scatter_algorithms())
     CHECK(algorithm.needs_commutative == (algorithm.name != "inline_flags"));
   check_blockwise_catalogue(Collective::reduce_scatter);
+}
+
+TEST_CASE("large P: every catalogue algorithm, P in {100, 127, 128, 1000}, blocks {0, 1, 3}") {
+  check_blockwise_catalogue_large_p(Collective::reduce_scatter);
 }
 
 TEST_CASE("ring and recursive halving do not keep rank order: the verifier's ordered mode rejects both for P >= 3") {

@@ -88,7 +88,7 @@ TEST_CASE("catalogue: the six reduce algorithms with their properties") {
 
 TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000, 10007}, 3 seeds") {
   for (const Algorithm& algorithm : reduce_algorithms()) {
-    for (int p = 1; p <= 64; ++p) {
+    for (int p : test::swept_ranks()) {
       for (std::size_t count : test::vector_counts(p)) {
         CAPTURE(algorithm.name);
         CAPTURE(p);
@@ -101,7 +101,7 @@ TEST_CASE("every catalogue algorithm, P = 1..64, counts {0, 1, P-1, P, P+1, 1000
 
 TEST_CASE("pipelined algorithms with several segments, P = 1..64") {
   for (const Named& g : segmented_generators()) {
-    for (int p = 1; p <= 64; ++p) {
+    for (int p : test::swept_ranks()) {
       for (std::size_t count : {static_cast<std::size_t>(3 * p + 1), std::size_t{1000}, std::size_t{10007}}) {
         for (std::size_t parts : {2u, 7u, 30u}) {
           const std::size_t segment = segment_for(count, parts);
@@ -151,7 +151,7 @@ TEST_CASE("large P: P in {100, 127, 128, 1000}, one and several segments") {
 }
 
 TEST_CASE("greedy with one segment is the binomial reduce: same steps, slots and dependencies") {
-  for (int p = 1; p <= 64; ++p) {
+  for (int p : test::swept_ranks()) {
     for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{37}}) {
       CAPTURE(p);
       CAPTURE(count);
