@@ -123,6 +123,9 @@ TEST_CASE("keep_only names ranks within the schedule, before the first step") {
   CHECK_THROWS_AS(b.keep_only({-1}), std::invalid_argument);
   b.keep_only({1, 3});
   CHECK(b.kept_ranks() == std::vector<int>{1, 3});
+  // A refused call leaves the kept set as it was.
+  CHECK_THROWS_AS(b.keep_only({0, 9}), std::invalid_argument);
+  CHECK(b.kept_ranks() == std::vector<int>{1, 3});
   b.keep_only({});
   CHECK(b.kept_ranks() == std::vector<int>{0, 1, 2, 3});
   b.copy({0, Buffer::output, {0, 8}}, {0, Buffer::input, {0, 8}});

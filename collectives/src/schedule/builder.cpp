@@ -97,15 +97,14 @@ void Builder::begin_scratch_region() { scratch_base_ = scratch_high_; }
 
 void Builder::keep_only(std::vector<int> ranks) {
   if (!steps_.empty()) throw std::logic_error(algorithm_ + ": keep_only after steps were added");
+  for (int r : ranks)
+    if (r < 0 || r >= ranks_) throw std::invalid_argument(algorithm_ + ": keep_only names rank " + std::to_string(r));
   if (ranks.empty() && kept_.empty()) return;
   kept_.clear();
   tracker_ = std::make_unique<Tracker>(ranks_, !ranks.empty());
   if (ranks.empty()) return;
   kept_.assign(static_cast<std::size_t>(ranks_), 0);
-  for (int r : ranks) {
-    if (r < 0 || r >= ranks_) throw std::invalid_argument(algorithm_ + ": keep_only names rank " + std::to_string(r));
-    kept_[static_cast<std::size_t>(r)] = 1;
-  }
+  for (int r : ranks) kept_[static_cast<std::size_t>(r)] = 1;
 }
 
 std::vector<int> Builder::kept_ranks() const {
