@@ -11,18 +11,22 @@ cd "$EB_ROOT"
 eb_deps
 eb_mpi_env
 
+phase() { echo "== $* ($(date -u +%T))"; }  # clock times show where CI's minutes go
+
 run_tiers() {  # DIR LABEL...
   local dir="$1"
   shift
   for label in "$@"; do
-    echo "== $(basename "$dir"): $label tier"
+    phase "$(basename "$dir"): $label tier"
     ctest --test-dir "$dir" -L "^${label}\$" --output-on-failure -j 2
   done
 }
 
+phase "build: build"
 eb_build build
 run_tiers build unit sim mpi pmpi consumer faults
 [ "$(id -u)" -eq 0 ] && trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
+phase "build: multihost tier"
 ctest --test-dir build -L '^multihost$' --output-on-failure  # one testbed: one test at a time
 [ "${1:-}" = "--quick" ] && exit 0
 
@@ -32,6 +36,7 @@ ctest --test-dir build -L '^multihost$' --output-on-failure  # one testbed: one 
 sanitized=(-DEARLYBIRD_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
            -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+phase "build-asan: build"
 eb_build build-asan -DEARLYBIRD_SANITIZE=address,undefined "${sanitized[@]}" \
   --target unit_tests --target sim_tests --target fuzz_api --target mpi_tests
 # Open MPI's own allocations are never freed before exit: leak checking is for
@@ -39,5 +44,7 @@ eb_build build-asan -DEARLYBIRD_SANITIZE=address,undefined "${sanitized[@]}" \
 ASAN_OPTIONS=detect_leaks=1 run_tiers build-asan unit sim fuzz
 ASAN_OPTIONS=detect_leaks=0 run_tiers build-asan mpi
 
+phase "build-tsan: build"
 eb_build build-tsan -DEARLYBIRD_SANITIZE=thread "${sanitized[@]}" --target sim_tests
 TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1 suppressions=$EB_ROOT/tests/tsan.supp" run_tiers build-tsan sim
+phase "done"
