@@ -57,8 +57,25 @@ std::vector<int> every_rank(int p) {
 
 TEST_CASE("the entries that plan per rank: the ring family, recursive doubling, Rabenseifner") {
   std::vector<std::string> names;
-  for (const Algorithm* a : entries_with_bounds()) names.emplace_back(a->name);
+  std::vector<std::string> written;  // directly, without the Builder
+  for (const Algorithm* a : entries_with_bounds()) {
+    names.emplace_back(a->name);
+    if (a->plan) written.emplace_back(a->name);
+  }
   CHECK(names == std::vector<std::string>{"ring", "segmented_ring", "recursive_doubling", "rabenseifner"});
+  CHECK(written == std::vector<std::string>{"ring", "segmented_ring"});
+}
+
+TEST_CASE("a directly written plan names its algorithm and leaves the maxima to the bounds") {
+  const RankPlan plan = allreduce_ring_plan(5, 17, 3);
+  const RankPlan expected = project(allreduce_ring(5, 17), 3);
+  CHECK(plan.algorithm == "allreduce_ring");
+  CHECK(plan.max_scratch_elems == 0);
+  CHECK(plan.max_flags == 0);
+  CHECK(plan.steps == expected.steps);
+  CHECK(plan.notes == expected.notes);
+  CHECK(plan.scratch_elems == expected.scratch_elems);
+  CHECK(allreduce_segmented_ring_plan(5, 17, 2, 0).algorithm == "allreduce_segmented_ring");
 }
 
 TEST_CASE("per-rank plans equal the projection of the whole schedule, P = 1..24, every rank") {
@@ -107,8 +124,8 @@ TEST_CASE("entries without bounds are projected from the whole schedule") {
 }
 
 TEST_CASE("a focused builder keeps exactly the steps touching its ranks' memory") {
-  const Schedule whole = allreduce_ring(6, 60);
-  const Schedule part = allreduce_ring(6, 60, {2});
+  const Schedule whole = allreduce_rabenseifner(6, 60);
+  const Schedule part = allreduce_rabenseifner(6, 60, {2});
   std::size_t touching = 0;
   for (const Step& s : whole.steps())
     if (s.src.rank == 2 || s.dst.rank == 2) ++touching;

@@ -51,6 +51,13 @@ PlanBounds rabenseifner_bounds(int p, std::size_t n, const AlgorithmParams&, std
   return allreduce_rabenseifner_bounds(p, n);
 }
 
+RankPlan ring_plan(int p, std::size_t n, const AlgorithmParams&, std::size_t, int rank) {
+  return allreduce_ring_plan(p, n, rank);
+}
+RankPlan segmented_ring_plan(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem, int rank) {
+  return allreduce_segmented_ring_plan(p, n, segment_elems(params, kSegmentedRingDefaultBytes, elem), rank);
+}
+
 template <ReducePhase reduce, BcastPhase bcast>
 Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
   AlgorithmParams resolved = params;
@@ -59,11 +66,13 @@ Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, 
 }
 
 const std::array kAllreduce{
-    // Entries with bounds plan one rank from its neighbourhood (plan_for_rank).
-    Algorithm{"ring", true, false, 0, detail::keeping<allreduce_ring>, ArrivalOrder::none, false, ring_bounds},
+    // Entries with bounds plan one rank from its neighbourhood, or write it
+    // directly where they have `plan` (plan_for_rank).
+    Algorithm{"ring", true, false, 0, detail::without_params<allreduce_ring>, ArrivalOrder::none, false, ring_bounds,
+              ring_plan},
     Algorithm{"segmented_ring", true, true, kSegmentedRingDefaultBytes,
-              detail::keeping_with_segment<allreduce_segmented_ring, kSegmentedRingDefaultBytes>,
-              ArrivalOrder::none, false, segmented_ring_bounds},
+              detail::with_segment<allreduce_segmented_ring, kSegmentedRingDefaultBytes>,
+              ArrivalOrder::none, false, segmented_ring_bounds, segmented_ring_plan},
     Algorithm{"recursive_doubling", true, false, 0, detail::keeping<allreduce_recursive_doubling>,
               ArrivalOrder::none, false, recursive_doubling_bounds},
     Algorithm{"recursive_doubling_halves", false, false, 0,

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <earlybird/collectives/builder.hpp>
+#include <earlybird/collectives/plan.hpp>
+
+#include <string>
 
 #include <vector>
 
@@ -22,6 +25,10 @@ void ring_allreduce_phases(Builder& b, std::size_t segment_elems);
 // call Builder::begin_scratch_region() between them.
 void ring_reduce_scatter_phase(Builder& b, const std::vector<int>& ring, std::size_t segment_elems);
 void ring_allgather_phase(Builder& b, const std::vector<int>& ring, std::size_t segment_elems);
+// Rank `rank`'s plan of ring_allreduce_phases (ring 0..P-1) under the name
+// `algorithm`, written directly in O(its own steps) (ring.cpp).
+RankPlan ring_allreduce_rank_plan(std::string algorithm, int ranks, std::size_t count, std::size_t segment_elems,
+                                  int rank);
 inline int ring_reduced_chunk(int position, int ranks) { return (position + 1) % ranks; }
 
 }  // namespace earlybird::coll::detail

@@ -24,10 +24,12 @@
 
 namespace earlybird::coll {
 
-Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems,
-                                  const std::vector<int>& keep) {
+RankPlan allreduce_segmented_ring_plan(int ranks, std::size_t count, std::size_t segment_elems, int rank) {
+  return detail::ring_allreduce_rank_plan("allreduce_segmented_ring", ranks, count, segment_elems, rank);
+}
+
+Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems) {
   Builder b("allreduce_segmented_ring", ranks, count);
-  b.keep_only(keep);
   detail::ring_allreduce_phases(b, segment_elems);  // 0: one segment per chunk
   return std::move(b).finish();
 }

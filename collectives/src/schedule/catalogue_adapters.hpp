@@ -28,9 +28,5 @@ template <Schedule (*generate)(int, std::size_t, const std::vector<int>&)>
 Schedule keeping(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t) {
   return generate(ranks, count, params.keep);
 }
-template <Schedule (*generate)(int, std::size_t, std::size_t, const std::vector<int>&), std::size_t default_bytes>
-Schedule keeping_with_segment(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes) {
-  return generate(ranks, count, segment_elems(params, default_bytes, elem_bytes), params.keep);
-}
 
 }  // namespace earlybird::coll::detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <earlybird/collectives/catalogue.hpp>
+#include <earlybird/collectives/plan.hpp>
 #include <earlybird/collectives/schedule.hpp>
 #include <earlybird/collectives/simulate.hpp>
 
@@ -16,14 +17,18 @@
 
 namespace earlybird::coll {
 
+Schedule allreduce_ring(int ranks, std::size_t count);
+Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems);
 // `keep`: generate only what touches these ranks' memory (Builder::keep_only,
 // for per-rank plans: plan_for_rank in plan.hpp); empty: the whole schedule.
-Schedule allreduce_ring(int ranks, std::size_t count, const std::vector<int>& keep = {});
-Schedule allreduce_segmented_ring(int ranks, std::size_t count, std::size_t segment_elems,
-                                  const std::vector<int>& keep = {});
 Schedule allreduce_recursive_doubling(int ranks, std::size_t count, const std::vector<int>& keep = {});
 Schedule allreduce_recursive_doubling_halves(int ranks, std::size_t count);
 Schedule allreduce_rabenseifner(int ranks, std::size_t count, const std::vector<int>& keep = {});
+// One rank's plan of the ring and segmented ring, written directly in
+// O(that rank's steps): equal to project(allreduce_ring(...), rank) with the
+// exact maxima left 0 (plan_for_rank puts the bounds there).
+RankPlan allreduce_ring_plan(int ranks, std::size_t count, int rank);
+RankPlan allreduce_segmented_ring_plan(int ranks, std::size_t count, std::size_t segment_elems, int rank);
 // Upper bounds of the schedules' per-rank maxima (Algorithm::bounds), from
 // the slots and rounds each generator's header describes.
 PlanBounds allreduce_ring_bounds(int ranks, std::size_t count, std::size_t segment_elems);

@@ -14,6 +14,8 @@
 
 namespace earlybird::coll {
 
+struct RankPlan;  // plan.hpp
+
 enum class Collective : std::uint8_t { allreduce, reduce, bcast, allgather, reduce_scatter };
 const char* to_string(Collective collective);
 
@@ -77,10 +79,18 @@ struct Algorithm {
   // calls run the schedule's meaning on data-carrying flag lines instead of
   // its steps (allreduce/inline_flags.cpp).
   bool runs_inline = false;
-  // Set where `make` honours AlgorithmParams::keep: then plan_for_rank
-  // builds one rank's plan from its neighbourhood and takes the schedule-wide
-  // maxima from here. nullptr: plans are projected from the whole schedule.
+  // Set where a rank can plan without the whole schedule, because `make`
+  // honours AlgorithmParams::keep (plan_for_rank builds one rank's plan from
+  // its neighbourhood) or the entry has `plan`; plan_for_rank then takes the
+  // schedule-wide maxima from here. nullptr: plans are projected from the
+  // whole schedule.
   PlanBounds (*bounds)(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes) = nullptr;
+  // Set where one rank's plan can be written directly, without the Builder
+  // (needs `bounds`): plan_for_rank calls it in place of the neighbourhood's
+  // builds. Its result equals the projection of `make`'s schedule, maxima
+  // aside (the unit tests check it).
+  RankPlan (*plan)(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes,
+                   int rank) = nullptr;
 };
 
 std::span<const Algorithm> algorithms(Collective collective);
