@@ -41,7 +41,8 @@ void check_rank_plans(const Algorithm& a, int p, std::size_t count, const Algori
     RankPlan expected = project(whole, r);
     expected.max_scratch_elems = bounds.scratch_elems;
     expected.max_flags = bounds.flags;
-    // whole_up_to = 0: the neighbourhood's builds at every P.
+    // whole_up_to = 0: the neighbourhood's builds (or the entry's direct
+    // plan) at every P.
     CHECK(plan_for_rank(a, p, count, params, kElemBytes, r, 0) == expected);
     CHECK(plan_for_rank(a, p, count, params, kElemBytes, r) == expected);
   }

@@ -123,8 +123,8 @@ RankPlan plan_for_rank(const Algorithm& algorithm, int ranks, std::size_t count,
   params.keep.clear();
   if (!algorithm.bounds) return project(algorithm.make(ranks, count, params, elem_bytes), rank);
   const PlanBounds bounds = algorithm.bounds(ranks, count, params, elem_bytes);
-  if (ranks <= whole_up_to) return with_bounds(project(algorithm.make(ranks, count, params, elem_bytes), rank), bounds);
   if (algorithm.plan) return with_bounds(algorithm.plan(ranks, count, params, elem_bytes, rank), bounds);
+  if (ranks <= whole_up_to) return with_bounds(project(algorithm.make(ranks, count, params, elem_bytes), rank), bounds);
   params.keep = {rank};
   for (;;) {
     const Schedule partial = algorithm.make(ranks, count, params, elem_bytes);

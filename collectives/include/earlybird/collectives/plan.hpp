@@ -57,8 +57,8 @@ RankPlan project(const Schedule& schedule, int rank);
 // number the flags it raises), grown until it no longer changes. The steps,
 // flags and notifications then equal project(whole schedule, rank); the
 // schedule-wide maxima are the entry's bounds (>= the exact maxima). Where
-// the entry also has `plan`, that writes the rank's plan directly instead of
-// the neighbourhood's builds (same result, O(the rank's steps)).
+// the entry also has `plan`, that writes the rank's plan directly instead,
+// at every P (same result, O(the rank's steps)).
 // Otherwise, and for P <= whole_up_to (where the whole schedule costs no
 // more than the two or three focused builds), the whole schedule is built and
 // projected; the maxima are still the bounds where the entry has them, so
