@@ -153,7 +153,7 @@ bool P2pTransport::take_matched() {
     int bytes = 0;
     MPI_Get_count(&status, MPI_BYTE, &bytes);
     Source& source = sources_[static_cast<std::size_t>(status.MPI_SOURCE)];
-    if (source.data != MPI_REQUEST_NULL) {
+    if (!source.data.empty()) {
       source.deferred.emplace_back(slot.buffer.begin(), slot.buffer.begin() + bytes);
     } else {
       apply_and_answer(status.MPI_SOURCE, slot.buffer.data(), static_cast<std::size_t>(bytes));
@@ -170,16 +170,18 @@ bool P2pTransport::finish_data_receives() {
   for (std::size_t i = 0; i < receiving_.size();) {
     Source& source = sources_[static_cast<std::size_t>(receiving_[i])];
     int done = 0;
-    check_mpi(MPI_Test(&source.data, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p put data)");
+    check_mpi(MPI_Testall(static_cast<int>(source.data.size()), source.data.data(), &done, MPI_STATUSES_IGNORE),
+              "MPI_Testall (p2p put data)");
     if (!done) {
       ++i;
       continue;
     }
+    source.data.clear();
     progressed = true;
     const int from = receiving_[i];
     receiving_[i] = receiving_.back();
     receiving_.pop_back();
-    while (source.data == MPI_REQUEST_NULL && !source.deferred.empty()) {
+    while (source.data.empty() && !source.deferred.empty()) {
       const std::vector<std::byte> message = std::move(source.deferred.front());
       source.deferred.pop_front();
       apply_and_answer(from, message.data(), message.size());
@@ -213,9 +215,13 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
       return answer;
     case Kind::put_data: {
       Source& from = sources_[static_cast<std::size_t>(source)];
-      check_mpi(MPI_Irecv(at(header.offset, header.count, "a put"), mpi_count(header.count, "a put"), MPI_BYTE,
-                          source, kDataTag, comm_, &from.data),
-                "MPI_Irecv (p2p put data)");
+      std::byte* into = at(header.offset, header.count, "a put");
+      for (std::size_t done = 0; done < header.count; done += kDataPieceBytes) {
+        const std::size_t piece = std::min(kDataPieceBytes, header.count - done);
+        MPI_Request& request = from.data.emplace_back(MPI_REQUEST_NULL);
+        check_mpi(MPI_Irecv(into + done, mpi_count(piece, "a put"), MPI_BYTE, source, kDataTag, comm_, &request),
+                  "MPI_Irecv (p2p put data)");
+      }
       receiving_.push_back(source);
       return answer;
     }
@@ -379,15 +385,19 @@ void P2pTransport::put(int target, std::size_t offset, const void* src, std::siz
     return;
   }
   send(target, Header{Kind::put_data, offset, bytes, 0}, nullptr, 0);
-  MPI_Request data = MPI_REQUEST_NULL;
-  check_mpi(MPI_Isend(src, mpi_count(bytes, "a put"), MPI_BYTE, target, kDataTag, comm_, &data),
-            "MPI_Isend (p2p put data)");
-  try {
-    wait(data, target, "a put's data");
-  } catch (...) {
-    MPI_Cancel(&data);  // a send: freed, not waited for (it may never be received)
-    MPI_Request_free(&data);
-    throw;
+  const auto* from = static_cast<const std::byte*>(src);
+  for (std::size_t done = 0; done < bytes; done += kDataPieceBytes) {
+    const std::size_t piece = std::min(kDataPieceBytes, bytes - done);
+    MPI_Request request = MPI_REQUEST_NULL;
+    check_mpi(MPI_Isend(from + done, mpi_count(piece, "a put"), MPI_BYTE, target, kDataTag, comm_, &request),
+              "MPI_Isend (p2p put data)");
+    try {
+      wait(request, target, "a put's data");
+    } catch (...) {
+      MPI_Cancel(&request);  // a send: freed, not waited for (it may never be received)
+      MPI_Request_free(&request);
+      throw;
+    }
   }
 }
 

@@ -8,8 +8,9 @@
 // kPostedReceives receives posted for any source (so a request needs no action
 // by the target's user thread), applies requests in the order they matched,
 // and answers those that return something. A request carries up to
-// kInlineBytes of data in the same message; a larger put sends its data as a
-// second message that the target receives straight into its window.
+// kInlineBytes of data in the same message; a larger put sends its data as
+// further messages (kDataPieceBytes each) that the target receives straight
+// into its window.
 //
 // Order and completion (what the executor and the arrival board rely on):
 //   put, notify: applied at the target in the order this rank issued them to
@@ -49,7 +50,8 @@
 // are applied at once, without MPI.
 //
 // Cost: a put of m bytes is one message (m ≤ kInlineBytes, copied once on
-// each side) or two (header, then the data received in place); a read is a
+// each side) or 1 + ceil(m / kDataPieceBytes) (header, then the data
+// received in place); a read is a
 // round trip. Limitation: one request in flight per caller (the progress
 // thread), as with the RMA transport's flush after every operation.
 #pragma once
@@ -70,6 +72,13 @@ class P2pTransport final : public Transport {
  public:
   static constexpr std::size_t kInlineBytes = 8192;
   static constexpr int kPostedReceives = 16;
+  // A larger put's data travels as messages of at most this many bytes, one
+  // in flight at a time (the target posts receives for all of them at once).
+  // Across emulated hosts at 1 Gbit/s (UCX over TCP), two ranks putting
+  // 2 MiB to each other as one message each, or as 16 pieces all in flight,
+  // took 16 and 31 ms: one direction waited for the other. One piece in
+  // flight at a time: 16-17 ms both (docs/benchmarks.md, "Across hosts").
+  static constexpr std::size_t kDataPieceBytes = 128 * 1024;
 
   // Duplicates `comm` and allocates a zeroed window of `window_bytes` on each
   // rank. Collective. All ranks must ask for the same size. Waits for a peer
@@ -114,7 +123,7 @@ class P2pTransport final : public Transport {
     std::vector<std::byte> buffer;
   };
   struct Source {
-    MPI_Request data = MPI_REQUEST_NULL;  // a put's data being received into the window
+    std::vector<MPI_Request> data;  // a put's data pieces being received into the window
     std::deque<std::vector<std::byte>> deferred;
   };
   struct Outgoing {
