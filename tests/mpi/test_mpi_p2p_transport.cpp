@@ -1,7 +1,8 @@
 // MPI tier: the point-to-point transport on its own (runtime/src/rma/
 // p2p_transport.hpp), driven the way the progress thread drives it.
-//   - puts (inline and with a data message) then a notify arrive in order:
-//     the flag is never seen before the data it follows;
+//   - puts (inline and with data in several pieces, the last one short) then
+//     a notify arrive in order: the flag is never seen before the data it
+//     follows;
 //   - requests that follow a large put apply after its data (the deferral
 //     path; whether a request really arrives while the data is still being
 //     received depends on MPI's timing: removing the deferral was not caught
@@ -71,7 +72,9 @@ std::vector<std::uint32_t> pattern(int rank, std::size_t words, std::uint32_t ro
 // for several rounds. The receiver checks the data each flag vouches for.
 void check_put_order(P2pTransport& t, MpiCheck& check) {
   const int next = (t.rank() + 1) % t.size(), previous = (t.rank() + t.size() - 1) % t.size();
-  const std::size_t small_words = 100, large_words = kSlot / 4;  // 400 B inline, 1 MiB with a data message
+  // 400 B inline; just under 1 MiB: data in 8 pieces (kDataPieceBytes), the last one short.
+  const std::size_t small_words = 100, large_words = kSlot / 4 - 3;
+  static_assert(kSlot % P2pTransport::kDataPieceBytes == 0 && kSlot > 4 * P2pTransport::kDataPieceBytes);
   for (std::uint32_t round = 1; round <= 6; ++round) {
     const std::size_t words = round % 2 ? small_words : large_words;
     const auto out = pattern(t.rank(), words, round);
