@@ -283,6 +283,10 @@ void add_simulate(CLI::App& app, SimulateOptions& o) {
              "segment size for pipelined algorithms; 0: the algorithm's default");
   add_number(*simulate, "--fanout", o.fanout, at_least(0), "fan-out of k-ary trees; 0: the algorithm's default");
   add_number(*simulate, "--path-steps", o.path_steps, at_least(0), "critical-path steps printed (the last ones)");
+  simulate->add_flag("--per-rank", o.per_rank,
+                     "run rank 0's plan alone, every rank taken to run the same timeline (coll::simulate_symmetric): "
+                     "for P whose whole schedule is too large to build; exact for rank-symmetric schedules (the ring "
+                     "family when P divides the count, butterflies at powers of two), one level, no --arrivals");
   add_csv(*simulate, o);
 }
 

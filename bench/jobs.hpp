@@ -67,6 +67,7 @@ struct SimulateOptions : JobOptions {
   std::size_t segment_bytes = 0;
   int fanout = 0;
   int path_steps = 12;  // critical-path steps printed (the last ones)
+  bool per_rank = false;  // rank 0's plan under coll::simulate_symmetric instead of the whole schedule
 };
 
 // SUARA's grids against the flat algorithms, in the schedule simulator (no

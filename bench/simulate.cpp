@@ -3,6 +3,7 @@
 // arrival times. No MPI: it runs without mpirun. Prints the predicted time,
 // each rank's finish (summarised above 16 ranks), the critical path's make-up
 // and its last steps; --csv writes rank, arrival and finish in microseconds.
+#include <earlybird/collectives/plan.hpp>
 #include <earlybird/collectives/simulate.hpp>
 
 #include <algorithm>
@@ -95,6 +96,33 @@ void write_csv(const SimulateOptions& o, const coll::Simulation& sim, const std:
         << (arrivals.empty() ? 0 : us(arrivals[r])) << ',' << us(sim.finish[r]) << '\n';
 }
 
+void print_header(const SimulateOptions& o, const coll::CostModel& model) {
+  std::printf("# %s\n", o.command_line.c_str());
+  std::printf("# simulated (a model, not a measurement): %s %s, P = %d, %zu bytes per rank, alpha %.3g s, beta %.3g "
+              "s/B, gamma %.3g s/B, copy %.3g s/B\n",
+              o.collective.c_str(), o.algorithm.c_str(), o.ranks, o.bytes, model.alpha, model.beta, model.gamma,
+              model.copy_cost());
+}
+
+// --per-rank: rank 0's plan, every rank taken to run the same timeline.
+int run_per_rank(const SimulateOptions& o, const coll::Algorithm& algorithm, const coll::CostModel& model,
+                 const coll::AlgorithmParams& params) {
+  if (!o.arrivals.empty()) throw std::invalid_argument("--per-rank takes every rank to arrive at once: no --arrivals");
+  const auto start = std::chrono::steady_clock::now();
+  const coll::RankPlan plan = coll::plan_for_rank(algorithm, o.ranks, o.bytes / kElemBytes, params, kElemBytes, 0);
+  const auto planned = std::chrono::steady_clock::now();
+  const coll::Simulation sim = coll::simulate_symmetric(plan, kElemBytes, model);
+  const auto simulated = std::chrono::steady_clock::now();
+  print_header(o, model);
+  std::printf("# rank 0's plan alone (--per-rank: exact for rank-symmetric schedules, else rank 0's view): %zu "
+              "steps; planned in %.3f s, simulated in %.3f s\n",
+              plan.steps.size(), std::chrono::duration<double>(planned - start).count(),
+              std::chrono::duration<double>(simulated - planned).count());
+  std::printf("predicted time: %.3f us\n", us(sim.time));
+  write_csv(o, sim, {});
+  return 0;
+}
+
 }  // namespace
 
 int run_simulate(const SimulateOptions& o) {
@@ -117,16 +145,13 @@ int run_simulate(const SimulateOptions& o) {
   params.segment_elems = o.segment_bytes / kElemBytes;
   params.fanout = o.fanout;
   params.node_ranks = model.node_ranks;
+  if (o.per_rank) return run_per_rank(o, *algorithm, model, params);
   const auto start = std::chrono::steady_clock::now();
   const coll::Schedule schedule = algorithm->make(o.ranks, o.bytes / kElemBytes, params, kElemBytes);
   const auto built = std::chrono::steady_clock::now();
   const coll::Simulation sim = coll::simulate(schedule, kElemBytes, model, arrivals);
   const auto simulated = std::chrono::steady_clock::now();
-  std::printf("# %s\n", o.command_line.c_str());
-  std::printf("# simulated (a model, not a measurement): %s %s, P = %d, %zu bytes per rank, alpha %.3g s, beta %.3g "
-              "s/B, gamma %.3g s/B, copy %.3g s/B\n",
-              o.collective.c_str(), o.algorithm.c_str(), o.ranks, o.bytes, model.alpha, model.beta, model.gamma,
-              model.copy_cost());
+  print_header(o, model);
   if (model.node_ranks > 0)
     std::printf("# two levels: nodes of %d ranks, inside a node alpha %.3g s, beta %.3g s/B; the above between nodes\n",
                 model.node_ranks, model.node_alpha, model.node_beta);

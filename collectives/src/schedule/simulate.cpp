@@ -5,6 +5,8 @@
 // free. O(S log S) for S steps, plus O(S) for the dependents' index.
 #include <earlybird/collectives/simulate.hpp>
 
+#include "step_cost.hpp"
+
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -26,16 +28,7 @@ double bytes_of(const Step& step, std::size_t elem_bytes) {
 bool within_node(const Step& step, const CostModel& model) { return model.same_node(step.src.rank, step.dst.rank); }
 
 double cost_of(const Step& step, std::size_t elem_bytes, const CostModel& model) {
-  const double bytes = bytes_of(step, elem_bytes);
-  switch (step.kind) {
-    case StepKind::put:
-    case StepKind::get:
-      if (within_node(step, model)) return model.per_step + model.node_alpha + model.node_beta * bytes;
-      return model.per_step + model.alpha + model.beta * bytes;
-    case StepKind::reduce: return model.per_step + model.gamma * bytes;
-    case StepKind::copy: return model.per_step + model.copy_cost() * bytes;
-  }
-  return 0;
+  return detail::step_cost(step.kind, bytes_of(step, elem_bytes), step.is_transfer() && within_node(step, model), model);
 }
 
 // Who sends and who receives a transfer's bytes.

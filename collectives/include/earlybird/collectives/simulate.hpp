@@ -69,4 +69,25 @@ struct Simulation {
 Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const CostModel& model,
                     const std::vector<double>& arrivals = {});
 
+struct RankPlan;  // plan.hpp
+
+// The same model run on one rank's plan alone, for schedules too large to
+// build whole (a ring at P = 16384 has 4P(P - 1) steps, one rank's plan
+// 4(P - 1)): every rank is taken to run the same timeline, so a flag this
+// rank waits for arrives when this rank's own step raising the flag of that
+// number finishes (its mirror: in a ring, prev's put k is rank's put k; in a
+// butterfly, the partner's put of round k is the rank's). Ports: the rank's
+// out port (puts), in port (gets) and CPU; a put's hold on the receiver's in
+// port is not modelled (in a symmetric schedule the receiver's in port is
+// as busy as the sender's out port). Exact, i.e. equal to simulate() of the
+// whole schedule, for rank-symmetric schedules (the ring family when P
+// divides the count; recursive doubling and Rabenseifner at powers of two:
+// tests/unit/test_simulate_symmetric.cpp); an approximation otherwise (the
+// first rank's timeline stands for all). One level only, all ranks at 0.
+// Throws std::invalid_argument when the plan waits for a flag number it
+// never raises, or when the mirrored flags wait on each other, or for a
+// two-level model. `finish` holds the one time for every rank;
+// `critical_path` is empty.
+Simulation simulate_symmetric(const RankPlan& plan, std::size_t elem_bytes, const CostModel& model);
+
 }  // namespace earlybird::coll

@@ -1,0 +1,112 @@
+// simulate_symmetric (collectives/src/schedule/simulate_symmetric.cpp): one
+// rank's plan stands for every rank. Where the schedule is rank-symmetric
+// it predicts exactly what simulate() predicts for the whole schedule; an
+// asymmetric plan (a flag number the rank never raises) is refused.
+#include <doctest/doctest.h>
+
+#include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/plan.hpp>
+#include <earlybird/collectives/simulate.hpp>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+using namespace earlybird::coll;
+
+namespace {
+
+constexpr std::size_t kElemBytes = 4;
+
+// alpha, beta, gamma, copy, per_step: all terms non-zero, so a missed
+// dependency or resource shows in the sum.
+const CostModel kModel{2e-6, 1e-9, 3e-10, 2e-10, 5e-7};
+
+double whole(const Algorithm& a, int p, std::size_t count, const AlgorithmParams& params) {
+  return simulate(a.make(p, count, params, kElemBytes), kElemBytes, kModel).time;
+}
+
+double one_rank(const Algorithm& a, int p, std::size_t count, const AlgorithmParams& params, int rank = 0) {
+  return simulate_symmetric(plan_for_rank(a, p, count, params, kElemBytes, rank), kElemBytes, kModel).time;
+}
+
+const Algorithm& allreduce(const char* name) {
+  const Algorithm* a = find_algorithm(Collective::allreduce, name);
+  REQUIRE(a != nullptr);
+  return *a;
+}
+
+}  // namespace
+
+TEST_CASE("the ring family: one rank's plan predicts the whole schedule's time when P divides the count") {
+  for (const char* name : {"ring", "segmented_ring"})
+    for (int p = 1; p <= 12; ++p)
+      for (std::size_t per_rank : {std::size_t{1}, std::size_t{5}, std::size_t{64}})
+        for (std::size_t segment : {std::size_t{0}, std::size_t{2}}) {
+          CAPTURE(name);
+          CAPTURE(p);
+          CAPTURE(per_rank);
+          CAPTURE(segment);
+          AlgorithmParams params;
+          params.segment_elems = segment;
+          const std::size_t count = per_rank * static_cast<std::size_t>(p);
+          const double expected = whole(allreduce(name), p, count, params);
+          CHECK(one_rank(allreduce(name), p, count, params) == doctest::Approx(expected).epsilon(1e-12));
+          CHECK(one_rank(allreduce(name), p, count, params, p - 1) == doctest::Approx(expected).epsilon(1e-12));
+        }
+}
+
+TEST_CASE("recursive doubling and Rabenseifner at powers of two") {
+  for (const char* name : {"recursive_doubling", "rabenseifner"})
+    for (int p : {2, 4, 8, 16, 32, 64})
+      for (std::size_t count : {std::size_t{64}, std::size_t{4096}}) {
+        CAPTURE(name);
+        CAPTURE(p);
+        CAPTURE(count);
+        CHECK(one_rank(allreduce(name), p, count, {}) == doctest::Approx(whole(allreduce(name), p, count, {})).epsilon(1e-12));
+      }
+}
+
+TEST_CASE("large P: the ring at P = 4096 from one rank's plan, against the cost formula") {
+  // 2(P-1) rounds of a chunk's transfer, P-1 reductions and P-1 copies, each
+  // step also per_step: the ring's chain has nothing to overlap.
+  const int p = 4096;
+  const std::size_t chunk = 16;
+  const double c = static_cast<double>(chunk * kElemBytes);
+  const double expected = (p - 1) * (2 * (kModel.per_step + kModel.alpha + kModel.beta * c) +
+                                     (kModel.per_step + kModel.gamma * c) + (kModel.per_step + kModel.copy_cost() * c));
+  CHECK(one_rank(allreduce("ring"), p, chunk * p, {}) == doctest::Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("a plan that is not rank-symmetric is refused, naming the algorithm and rank") {
+  // One copy that waits for flag 0 from rank 1.
+  RankPlan plan;
+  plan.algorithm = "hand_made";
+  plan.rank = 0;
+  plan.ranks = 2;
+  PlanStep copy;
+  copy.src = copy.dst = {0, 4};
+  copy.waits = 1;
+  plan.steps = {copy};
+  plan.flags = 1;
+  plan.release_begin = {0, 1};
+  plan.release = {0};
+  plan.flag_source = {1};
+  // It raises no flag 0 itself: nothing stands for rank 1's.
+  CHECK_THROWS_WITH_AS(simulate_symmetric(plan, kElemBytes, kModel),
+                       "simulate_symmetric: hand_made at P = 2, rank 0: it waits for flag 0 but raises none of that "
+                       "number",
+                       std::invalid_argument);
+  // It raises flag 0 after it ran: it would wait for itself.
+  plan.notes = {{1, 0}};
+  plan.steps[0].note_end = 1;
+  CHECK_THROWS_WITH_AS(simulate_symmetric(plan, kElemBytes, kModel),
+                       "simulate_symmetric: hand_made at P = 2, rank 0: 1 of 1 steps wait on mirrored flags that wait "
+                       "on them",
+                       std::invalid_argument);
+  CostModel two_levels = kModel;
+  two_levels.node_ranks = 2;
+  CHECK_THROWS_WITH_AS(simulate_symmetric(plan_for_rank(allreduce("ring"), 4, 8, {}, kElemBytes, 0), kElemBytes, two_levels),
+                       "simulate_symmetric: allreduce_ring at P = 4, rank 0: two-level models are not supported",
+                       std::invalid_argument);
+}
