@@ -1,6 +1,7 @@
 // Shared pieces of eb-bench (bench_common.hpp).
 #include "bench_common.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -107,6 +108,15 @@ std::string measured_settings() {
 }
 }  // namespace
 
+namespace {
+// CPUs the calling process may run on (mpirun's binding).
+int allowed_cpu_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+}  // namespace
+
 void print_run_header(const char* job, const std::string& command_line, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -117,6 +127,7 @@ void print_run_header(const char* job, const std::string& command_line, MPI_Comm
   const int per_machine = ranks_per_machine(comm, per_node);
   const bool over = per_machine > static_cast<int>(std::thread::hardware_concurrency());
   if (rank != 0) return;
+  const int mask = allowed_cpu_count();
   char library[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;
   MPI_Get_library_version(library, &length);
@@ -134,7 +145,10 @@ void print_run_header(const char* job, const std::string& command_line, MPI_Comm
   if (per_machine != per_node)  // emulated hosts: several nodes on one machine
     std::printf(" (%d ranks share one machine's %u hardware threads)", per_machine,
                 std::thread::hardware_concurrency());
-  std::printf("\n");
+  std::printf(", CPUs per rank (rank 0's mask) = %d\n", mask);
+  if (per_machine > 1 && mask * per_machine > static_cast<int>(std::thread::hardware_concurrency()))
+    std::printf("# note: the ranks' CPU masks overlap; on a 16-core node that cost ~4 ms stalls at 256 KiB-4 MiB "
+                "(docs/design.md, \"Threads\"): mpirun --bind-to core avoids them\n");
   std::printf("# date: %s\n# command: %s\n# settings: %s\n", date, command_line.c_str(), measured_settings().c_str());
 }
 

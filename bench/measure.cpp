@@ -74,8 +74,12 @@ SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>
   warm_up(spec, contenders, buffers, result.outcomes);
   result.iterations = iterations_for_round(contenders, result.outcomes, buffers, budget);
   std::vector<Samples> samples(contenders.size());
+  // Each round starts at the next contender, so every contender follows
+  // every other equally often: the one timed right after an MPI call would
+  // otherwise always pay for waking earlybird's idle progress thread.
   for (int k = 0; k < result.iterations; ++k)
-    for (std::size_t i = 0; i < contenders.size(); ++i) {
+    for (std::size_t j = 0; j < contenders.size(); ++j) {
+      const std::size_t i = (static_cast<std::size_t>(k) + j) % contenders.size();
       if (!result.outcomes[i].timed()) continue;
       reset_output(spec, buffers);
       samples[i].seconds.push_back(timed_call(contenders[i], buffers));

@@ -16,8 +16,11 @@
 namespace earlybird {
 
 struct RuntimeOptions {
-  int worker_threads = 0;           // TBB workers for reductions; 0: cores / ranks per node
-  bool bind_progress_thread = true; // bind with hwloc unless the node is oversubscribed
+  int worker_threads = 0;           // TBB workers for reductions; 0: cores / ranks per node, at most the CPUs allowed
+  // Bind the progress thread to one CPU of the rank's share of the node when
+  // its mask is wider (mpirun binding to a socket or not at all). Off: on a
+  // 16-core node that pinning cost millisecond stalls (docs/design.md, "Threads").
+  bool bind_progress_thread = false;
   std::size_t scratch_bytes = 0;    // window scratch per lane; 0: EARLYBIRD_SCRATCH_BYTES or 8 MiB
   std::chrono::milliseconds timeout{0};  // watchdog; 0: EARLYBIRD_TIMEOUT_MS or 120 s
 };

@@ -198,12 +198,13 @@ bool CommCore::idle_after_posted() {
   return !active_.op && queue_.empty();
 }
 
-// Spins unless the node is oversubscribed: the progress thread, which may
-// share this rank's core, backs off meanwhile (urgent() is false). The clock
+// Spins unless other ranks' threads may run on this rank's CPUs: the progress
+// thread, which may share this rank's core, backs off meanwhile (urgent() is
+// false). The clock
 // is read once per kTurnsPerClockRead idle turns.
 void CommCore::drive_while(const std::function<bool()>& more, std::chrono::microseconds budget) {
   constexpr int kTurnsPerClockRead = 16;
-  Backoff backoff(topo::oversubscribed());
+  Backoff backoff(topo::cores_shared_with_other_ranks());
   std::optional<std::chrono::steady_clock::time_point> until;
   for (int idle = 0; more();) {
     if (drive()) {

@@ -29,8 +29,8 @@ constexpr int kSpinsBeforeBlocking = 4000;
 bool FutureState::help_until(Drivable& helper, std::chrono::steady_clock::time_point deadline) const {
   // The helper drives the work itself: spinning competes with no thread of
   // this rank (the progress thread backs off meanwhile), only with other
-  // ranks when the node is oversubscribed.
-  Backoff backoff(topo::oversubscribed());
+  // ranks' threads where they may run on this rank's CPUs.
+  Backoff backoff(topo::cores_shared_with_other_ranks());
   while (!ready()) {
     if (helper.help()) {
       backoff.reset();

@@ -113,11 +113,10 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   const NodePlace place = node_place();
   impl_->local_ranks = place.size;
   impl_->workers = options.worker_threads > 0 ? options.worker_threads : topo::thread_budget(impl_->local_ranks);
-  const bool oversubscribed = impl_->local_ranks > topo::core_count();
-  const bool bind = options.bind_progress_thread && !oversubscribed && config::binding_allowed_by_environment();
-  const int core = bind ? place.rank * impl_->workers % topo::core_count() : -1;
-  if (oversubscribed) topo::note_oversubscribed();
-  impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, core, config::injected_stall_from_environment()});
+  topo::note_node_ranks(impl_->local_ranks);
+  const bool bind = config::binding_requested(options.bind_progress_thread) && !topo::oversubscribed();
+  const int cpu = bind ? topo::progress_thread_cpu(place.rank, place.size) : -1;
+  impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, cpu, config::injected_stall_from_environment()});
   impl_->world = impl_->make(MPI_COMM_WORLD);
 }
 

@@ -75,9 +75,10 @@ CommOptions comm_options_from_environment() {
   return o;
 }
 
-bool binding_allowed_by_environment() {
+bool binding_requested(bool requested) {
   const char* value = env("EARLYBIRD_BIND");
-  return !(value && std::string(value) == "0");
+  if (!value || !*value) return requested;
+  return std::string(value) != "0";
 }
 
 bool probe_allowed_by_environment() {

@@ -34,8 +34,9 @@ struct CommOptions {
 };
 CommOptions comm_options_from_environment();
 
-// EARLYBIRD_BIND=0 leaves the progress thread unbound.
-bool binding_allowed_by_environment();
+// Whether to bind the progress thread: EARLYBIRD_BIND=1 yes, =0 no, unset:
+// `requested` (RuntimeOptions::bind_progress_thread).
+bool binding_requested(bool requested);
 // EARLYBIRD_PROBE=0 turns the start-up probe off (earlybird/machine_probe.hpp).
 bool probe_allowed_by_environment();
 

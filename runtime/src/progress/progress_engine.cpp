@@ -117,7 +117,7 @@ void ProgressEngine::wait_for_request(const BackoffAction& step) {
 void ProgressEngine::run() {
   // Short sleeps in the backoff should be microseconds, not the default 50 us slack.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-  if (options_.bind_core >= 0) topo::bind_this_thread(options_.bind_core);
+  if (options_.bind_cpu >= 0) topo::bind_this_thread_to_cpu(options_.bind_cpu);
   {
     std::lock_guard lock(mutex_);
     thread_id_ = std::this_thread::get_id();

@@ -35,7 +35,7 @@ class Pollable {
 
 struct EngineOptions {
   int worker_threads = 1;  // TBB arena concurrency for reductions
-  int bind_core = -1;      // core to bind the progress thread to; -1: unbound
+  int bind_cpu = -1;       // OS CPU to bind the progress thread to; -1: unbound
   // Fault injection (EARLYBIRD_INJECT_STALL_US): a sleep this long once per
   // kTurnsPerStall loop turns; 0: none.
   std::chrono::microseconds injected_stall{0};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <vector>
 
 #include <sched.h>
 
@@ -29,34 +30,66 @@ int core_count() {
   return std::max(1, hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE));
 }
 
-bool bind_this_thread(int core) {
-  hwloc_topology_t t = topology();
-  if (!t) return false;
-  hwloc_obj_t obj = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, static_cast<unsigned>(core % core_count()));
-  if (!obj || !obj->cpuset) return false;
-  return hwloc_set_cpubind(t, obj->cpuset, HWLOC_CPUBIND_THREAD) == 0;
+bool bind_this_thread_to_cpu(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;  // 0: the calling thread
 }
 
-int allowed_cpus() {
-  static const int cpus = [] {
+namespace {
+
+// The CPUs this process may run on, in increasing order, read once (before
+// any thread of earlybird binds itself).
+const std::vector<int>& allowed_cpu_list() {
+  static const std::vector<int> cpus = [] {
+    std::vector<int> list;
     cpu_set_t set;
     CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-    return std::max(1, CPU_COUNT(&set));
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+      for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &set)) list.push_back(cpu);
+    return list;
   }();
   return cpus;
 }
 
-namespace {
 std::atomic<bool> g_oversubscribed{false};
+std::atomic<int> g_node_ranks{1};
+
 }  // namespace
+
+int allowed_cpus() { return std::max(1, static_cast<int>(allowed_cpu_list().size())); }
+
+void note_node_ranks(int local_ranks) {
+  allowed_cpu_list();  // read now, on the thread that creates the runtime, before its threads bind
+  int known = g_node_ranks.load(std::memory_order_relaxed);
+  while (local_ranks > known && !g_node_ranks.compare_exchange_weak(known, local_ranks)) {
+  }
+  if (local_ranks > core_count()) note_oversubscribed();
+}
 
 void note_oversubscribed() { g_oversubscribed.store(true, std::memory_order_relaxed); }
 
 bool oversubscribed() { return g_oversubscribed.load(std::memory_order_relaxed); }
 
-bool cores_shared() { return allowed_cpus() == 1 || g_oversubscribed.load(std::memory_order_relaxed); }
+bool cores_shared_with_other_ranks() {
+  const int ranks = g_node_ranks.load(std::memory_order_relaxed);
+  return oversubscribed() || (ranks > 1 && allowed_cpus() * ranks > core_count());
+}
 
-int thread_budget(int local_ranks) { return std::max(1, core_count() / std::max(1, local_ranks)); }
+bool cores_shared() { return allowed_cpus() == 1 || cores_shared_with_other_ranks(); }
+
+int thread_budget(int local_ranks) {
+  return std::max(1, std::min(core_count() / std::max(1, local_ranks), allowed_cpus()));
+}
+
+int progress_thread_cpu(int local_rank, int local_ranks) {
+  const std::vector<int>& cpus = allowed_cpu_list();
+  const int share = std::max(1, core_count() / std::max(1, local_ranks));
+  if (static_cast<int>(cpus.size()) <= share) return -1;
+  return cpus[static_cast<std::size_t>(local_rank) * static_cast<std::size_t>(share) % cpus.size()];
+}
 
 }  // namespace earlybird::topo

@@ -5,24 +5,39 @@ namespace earlybird::topo {
 
 // Physical cores of this machine (at least 1).
 int core_count();
-// Binds the calling thread to core `core` (modulo the core count). Returns
-// false when hwloc cannot bind (binding is an optimisation, never required).
-bool bind_this_thread(int core);
-// CPUs this process may run on (its affinity mask; mpirun often narrows it
-// to one core per rank). Measured once, at the first call.
+// Binds the calling thread to the operating system's CPU `cpu`. Returns
+// false when it cannot (binding is an optimisation, never required).
+bool bind_this_thread_to_cpu(int cpu);
+// CPUs this process may run on (its affinity mask; mpirun narrows it to one
+// core per rank for two ranks, to a socket beyond). Measured once, at the
+// first call.
 int allowed_cpus();
+// Records that `local_ranks` ranks (processes, or simulated ranks as threads)
+// run on this node. Process-wide; the largest count recorded stays.
+void note_node_ranks(int local_ranks);
 // Records that this process runs with more ranks (or simulated ranks) per
 // node than cores. Process-wide and sticky.
 void note_oversubscribed();
-// True when this process's threads compete for cores with the threads they
-// wait on: bound to one CPU, or oversubscribed. Pollers and waiters must not
-// spin then.
-bool cores_shared();
 // True when the node runs more ranks than it has cores: a thread spinning
 // for a peer may keep that peer off the CPU.
 bool oversubscribed();
+// True when other ranks' threads may run on this rank's CPUs: oversubscribed,
+// or the ranks' affinity masks overlap (each rank may use more CPUs than
+// cores / ranks, as when mpirun binds ranks to a socket or not at all).
+// A thread that spins then can hold a CPU a peer's thread waits for, for a
+// whole scheduler slice (milliseconds): pollers and waiters yield instead.
+bool cores_shared_with_other_ranks();
+// True when this process's threads may compete for CPUs with the threads
+// they wait on: bound to one CPU, or sharing CPUs with other ranks.
+// Pollers and waiters must not spin then.
+bool cores_shared();
 // Threads a rank may use for reductions when `local_ranks` ranks share the
-// node: cores / local_ranks, at least 1.
+// node: cores / local_ranks, at most the CPUs it may run on, at least 1.
 int thread_budget(int local_ranks);
+// The CPU for the progress thread of node rank `local_rank` of `local_ranks`:
+// one of this process's allowed CPUs, spread so that ranks sharing a wide
+// mask start at different CPUs; -1 where the mask already is this rank's
+// share of the node (the launcher placed it: leave the thread there).
+int progress_thread_cpu(int local_rank, int local_ranks);
 
 }  // namespace earlybird::topo
