@@ -2,10 +2,17 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <exception>
+#include <numeric>
+#include <random>
+#include <vector>
 
 namespace earlybird::bench {
 namespace {
+
+// Seeds the order contenders are timed in within each round.
+constexpr unsigned kOrderSeed = 20261126;
 
 double timed_call(const Contender& contender, Buffers& buffers) {
   MPI_Barrier(MPI_COMM_WORLD);
@@ -74,17 +81,21 @@ SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>
   warm_up(spec, contenders, buffers, result.outcomes);
   result.iterations = iterations_for_round(contenders, result.outcomes, buffers, budget);
   std::vector<Samples> samples(contenders.size());
-  // Each round starts at the next contender, so every contender follows
-  // every other equally often: the one timed right after an MPI call would
-  // otherwise always pay for waking earlybird's idle progress thread.
-  for (int k = 0; k < result.iterations; ++k)
-    for (std::size_t j = 0; j < contenders.size(); ++j) {
-      const std::size_t i = (static_cast<std::size_t>(k) + j) % contenders.size();
+  // Each round times the contenders in a fresh order (the same on every
+  // rank: one seed, one generator), so none always follows an MPI call: the
+  // earlybird call right after one pays for waking the idle progress thread.
+  std::vector<std::size_t> order(contenders.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::mt19937 shuffler(kOrderSeed);
+  for (int k = 0; k < result.iterations; ++k) {
+    std::shuffle(order.begin(), order.end(), shuffler);
+    for (std::size_t i : order) {
       if (!result.outcomes[i].timed()) continue;
       reset_output(spec, buffers);
       samples[i].seconds.push_back(timed_call(contenders[i], buffers));
       samples[i].wrong.push_back(output_matches(spec, buffers) ? 0.0 : 1.0);
     }
+  }
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     if (!result.outcomes[i].timed()) continue;
     result.outcomes[i].stats = stats_of(max_over_ranks(samples[i].seconds, MPI_COMM_WORLD));
