@@ -17,6 +17,15 @@ namespace {
 
 constexpr int kRequestTag = 7401;
 constexpr int kDataTag = 7402;
+
+// Calls piece(offset, bytes) for each piece a put's `bytes` of data travel
+// in, in order: kDataPieceBytes each, the last shorter. Sender and target
+// cut alike, so every receive matches its send.
+template <class Piece>
+void for_each_data_piece(std::size_t bytes, Piece&& piece) {
+  for (std::size_t done = 0; done < bytes; done += P2pTransport::kDataPieceBytes)
+    piece(done, std::min(P2pTransport::kDataPieceBytes, bytes - done));
+}
 constexpr int kFirstAnswerTag = 8192;  // answers: kFirstAnswerTag + (request number mod answer_tags_)
 constexpr int kMaxAnswerTags = 1 << 20;
 
@@ -216,12 +225,11 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
     case Kind::put_data: {
       Source& from = sources_[static_cast<std::size_t>(source)];
       std::byte* into = at(header.offset, header.count, "a put");
-      for (std::size_t done = 0; done < header.count; done += kDataPieceBytes) {
-        const std::size_t piece = std::min(kDataPieceBytes, header.count - done);
+      for_each_data_piece(header.count, [&](std::size_t done, std::size_t piece) {
         MPI_Request& request = from.data.emplace_back(MPI_REQUEST_NULL);
         check_mpi(MPI_Irecv(into + done, mpi_count(piece, "a put"), MPI_BYTE, source, kDataTag, comm_, &request),
                   "MPI_Irecv (p2p put data)");
-      }
+      });
       receiving_.push_back(source);
       return answer;
     }
@@ -386,8 +394,7 @@ void P2pTransport::put(int target, std::size_t offset, const void* src, std::siz
   }
   send(target, Header{Kind::put_data, offset, bytes, 0}, nullptr, 0);
   const auto* from = static_cast<const std::byte*>(src);
-  for (std::size_t done = 0; done < bytes; done += kDataPieceBytes) {
-    const std::size_t piece = std::min(kDataPieceBytes, bytes - done);
+  for_each_data_piece(bytes, [&](std::size_t done, std::size_t piece) {
     MPI_Request request = MPI_REQUEST_NULL;
     check_mpi(MPI_Isend(from + done, mpi_count(piece, "a put"), MPI_BYTE, target, kDataTag, comm_, &request),
               "MPI_Isend (p2p put data)");
@@ -398,7 +405,7 @@ void P2pTransport::put(int target, std::size_t offset, const void* src, std::siz
       MPI_Request_free(&request);
       throw;
     }
-  }
+  });
 }
 
 void P2pTransport::get(int target, std::size_t offset, void* dst, std::size_t bytes) {
