@@ -1,6 +1,8 @@
 // Shared pieces of eb-bench (bench_common.hpp).
 #include "bench_common.hpp"
 
+#include <earlybird/runtime.hpp>
+
 #include <sched.h>
 #include <unistd.h>
 
@@ -70,31 +72,6 @@ NodeShape node_shape(MPI_Comm comm) {
   return shape;
 }
 
-// How many of `comm`'s ranks run on this rank's physical machine, the most
-// over ranks: ranks with the same kernel boot id. Emulated hosts (network
-// namespaces, scripts/cluster.sh) are separate nodes to MPI but share the
-// machine's CPUs, which is what oversubscription is about. Without a boot id
-// (not Linux) the node's count, `per_node`.
-int ranks_per_machine(MPI_Comm comm, int per_node) {
-  std::string boot_id;
-  if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
-    char text[64] = {0};
-    if (std::fgets(text, sizeof text, f)) boot_id = text;
-    std::fclose(f);
-  }
-  int missing = boot_id.empty() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MAX, comm);
-  if (missing) return per_node;
-  const unsigned long long mine = std::hash<std::string>{}(boot_id);
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  std::vector<unsigned long long> all(static_cast<std::size_t>(size));
-  MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all.data(), 1, MPI_UNSIGNED_LONG_LONG, comm);
-  int most = 0;
-  for (unsigned long long id : all) most = std::max(most, static_cast<int>(std::count(all.begin(), all.end(), id)));
-  return most;
-}
-
 // The environment variables that change what is measured: earlybird's own and
 // Open MPI's transport and collective settings ("NAME=value ...").
 std::string measured_settings() {
@@ -124,7 +101,7 @@ void print_run_header(const char* job, const std::string& command_line, MPI_Comm
   const NodeShape shape = node_shape(comm);
   const int per_node = shape.ranks_per_node;
   const int nodes = shape.nodes;
-  const int per_machine = ranks_per_machine(comm, per_node);
+  const int per_machine = ranks_on_this_machine(comm, per_node);
   const bool over = per_machine > static_cast<int>(std::thread::hardware_concurrency());
   if (rank != 0) return;
   const int mask = allowed_cpu_count();

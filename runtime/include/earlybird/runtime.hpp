@@ -25,6 +25,13 @@ struct RuntimeOptions {
   std::chrono::milliseconds timeout{0};  // watchdog; 0: EARLYBIRD_TIMEOUT_MS or 120 s
 };
 
+// Ranks of `comm` whose kernel boot id is this process's: the ranks sharing
+// this machine's CPUs, also where MPI sees separate nodes (containers or
+// emulated hosts with their own IPC namespaces on one machine). `fallback`
+// where some rank cannot read its boot id. Collective over `comm`; calls
+// PMPI only.
+int ranks_on_this_machine(MPI_Comm comm, int fallback);
+
 class Runtime {
  public:
   // Initialises MPI if nobody has; otherwise adopts it. Throws earlybird::Error
@@ -42,6 +49,10 @@ class Runtime {
   // Ranks sharing this node, and the reduction threads each rank gets.
   int local_ranks() const;
   int worker_threads() const;
+  // Ranks sharing this machine's CPUs: ranks_on_this_machine over the world,
+  // at least local_ranks(). Sizes the thread budget and decides whether
+  // pollers may spin (docs/design.md, "Threads").
+  int machine_ranks() const;
   // The cost model's parameters `auto` chooses with, the same for every
   // Runtime of the process: EARLYBIRD_PROFILE's file, else the start-up
   // probe's (earlybird/machine_probe.hpp; EARLYBIRD_PROBE=0: off), else the

@@ -9,7 +9,9 @@
 
 #include <earlybird/runtime.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -27,6 +29,33 @@ const char* thread_level_name(int level) {
   }
   return "an unknown thread level";
 }
+
+std::string kernel_boot_id() {
+  std::string id;
+  if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    char text[64] = {0};
+    if (std::fgets(text, sizeof text, f)) id = text;
+    std::fclose(f);
+  }
+  return id;
+}
+
+}  // namespace
+
+int ranks_on_this_machine(MPI_Comm comm, int fallback) {
+  const std::string boot_id = kernel_boot_id();
+  int missing = boot_id.empty() ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MAX, comm);
+  if (missing) return fallback;
+  const unsigned long long mine = std::hash<std::string>{}(boot_id);
+  int size = 1;
+  PMPI_Comm_size(comm, &size);
+  std::vector<unsigned long long> all(static_cast<std::size_t>(size));
+  PMPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all.data(), 1, MPI_UNSIGNED_LONG_LONG, comm);
+  return static_cast<int>(std::count(all.begin(), all.end(), mine));
+}
+
+namespace {
 
 // This rank's place among the ranks sharing its node.
 struct NodePlace {
@@ -68,6 +97,7 @@ void probe_unless_profiled(bool verbose) {
 struct Runtime::Impl {
   bool owns_mpi = false;
   int local_ranks = 1;
+  int machine_ranks = 1;
   int workers = 1;
   config::CommOptions comm_options;
   std::unique_ptr<ProgressEngine> engine;  // outlives every CommCore
@@ -112,10 +142,11 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   probe_unless_profiled(impl_->comm_options.verbose);
   const NodePlace place = node_place();
   impl_->local_ranks = place.size;
-  impl_->workers = options.worker_threads > 0 ? options.worker_threads : topo::thread_budget(impl_->local_ranks);
-  topo::note_node_ranks(impl_->local_ranks);
+  impl_->machine_ranks = std::max(place.size, ranks_on_this_machine(MPI_COMM_WORLD, place.size));
+  impl_->workers = options.worker_threads > 0 ? options.worker_threads : topo::thread_budget(impl_->machine_ranks);
+  topo::note_machine_ranks(impl_->machine_ranks);
   const bool bind = config::binding_requested(options.bind_progress_thread) && !topo::oversubscribed();
-  const int cpu = bind ? topo::progress_thread_cpu(place.rank, place.size) : -1;
+  const int cpu = bind ? topo::progress_thread_cpu(place.rank, impl_->machine_ranks) : -1;
   impl_->engine = std::make_unique<ProgressEngine>(EngineOptions{impl_->workers, cpu, config::injected_stall_from_environment()});
   impl_->world = impl_->make(MPI_COMM_WORLD);
 }
@@ -131,6 +162,7 @@ Runtime::~Runtime() {
 Communicator Runtime::world() { return impl_->world; }
 Communicator Runtime::adopt(MPI_Comm comm) { return impl_->make(comm); }
 int Runtime::local_ranks() const { return impl_->local_ranks; }
+int Runtime::machine_ranks() const { return impl_->machine_ranks; }
 int Runtime::worker_threads() const { return impl_->workers; }
 const coll::MachineProfile& Runtime::cost_profile() const { return config::machine_profile(); }
 

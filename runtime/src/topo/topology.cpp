@@ -56,18 +56,18 @@ const std::vector<int>& allowed_cpu_list() {
 }
 
 std::atomic<bool> g_oversubscribed{false};
-std::atomic<int> g_node_ranks{1};
+std::atomic<int> g_machine_ranks{1};
 
 }  // namespace
 
 int allowed_cpus() { return std::max(1, static_cast<int>(allowed_cpu_list().size())); }
 
-void note_node_ranks(int local_ranks) {
+void note_machine_ranks(int ranks) {
   allowed_cpu_list();  // read now, on the thread that creates the runtime, before its threads bind
-  int known = g_node_ranks.load(std::memory_order_relaxed);
-  while (local_ranks > known && !g_node_ranks.compare_exchange_weak(known, local_ranks)) {
+  int known = g_machine_ranks.load(std::memory_order_relaxed);
+  while (ranks > known && !g_machine_ranks.compare_exchange_weak(known, ranks)) {
   }
-  if (local_ranks > core_count()) note_oversubscribed();
+  if (ranks > core_count()) note_oversubscribed();
 }
 
 void note_oversubscribed() { g_oversubscribed.store(true, std::memory_order_relaxed); }
@@ -75,7 +75,7 @@ void note_oversubscribed() { g_oversubscribed.store(true, std::memory_order_rela
 bool oversubscribed() { return g_oversubscribed.load(std::memory_order_relaxed); }
 
 bool cores_shared_with_other_ranks() {
-  const int ranks = g_node_ranks.load(std::memory_order_relaxed);
+  const int ranks = g_machine_ranks.load(std::memory_order_relaxed);
   return oversubscribed() || (ranks > 1 && allowed_cpus() * ranks > core_count());
 }
 

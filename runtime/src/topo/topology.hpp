@@ -12,9 +12,9 @@ bool bind_this_thread_to_cpu(int cpu);
 // core per rank for two ranks, to a socket beyond). Measured once, at the
 // first call.
 int allowed_cpus();
-// Records that `local_ranks` ranks (processes, or simulated ranks as threads)
-// run on this node. Process-wide; the largest count recorded stays.
-void note_node_ranks(int local_ranks);
+// Records that `ranks` ranks (processes, or simulated ranks as threads)
+// share this machine's CPUs. Process-wide; the largest count recorded stays.
+void note_machine_ranks(int ranks);
 // Records that this process runs with more ranks (or simulated ranks) per
 // node than cores. Process-wide and sticky.
 void note_oversubscribed();
