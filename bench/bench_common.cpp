@@ -83,9 +83,7 @@ std::string measured_settings() {
       if (std::string_view(*entry).starts_with(prefix)) out += (out.empty() ? "" : " ") + std::string(*entry);
   return out.empty() ? "(defaults)" : out;
 }
-}  // namespace
 
-namespace {
 // CPUs the calling process may run on (mpirun's binding).
 int allowed_cpu_count() {
   cpu_set_t set;

@@ -16,7 +16,7 @@
 namespace earlybird {
 
 struct RuntimeOptions {
-  int worker_threads = 0;           // TBB workers for reductions; 0: cores / ranks per node, at most the CPUs allowed
+  int worker_threads = 0;           // TBB workers for reductions; 0: cores / machine_ranks(), at most the CPUs allowed
   // Bind the progress thread to one CPU of the rank's share of the node when
   // its mask is wider (mpirun binding to a socket or not at all). Off: on a
   // 16-core node that pinning cost millisecond stalls (docs/design.md, "Threads").

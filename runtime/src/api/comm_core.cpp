@@ -200,8 +200,7 @@ bool CommCore::idle_after_posted() {
 
 // Spins unless other ranks' threads may run on this rank's CPUs: the progress
 // thread, which may share this rank's core, backs off meanwhile (urgent() is
-// false). The clock
-// is read once per kTurnsPerClockRead idle turns.
+// false). The clock is read once per kTurnsPerClockRead idle turns.
 void CommCore::drive_while(const std::function<bool()>& more, std::chrono::microseconds budget) {
   constexpr int kTurnsPerClockRead = 16;
   Backoff backoff(topo::cores_shared_with_other_ranks());

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>

@@ -17,6 +17,8 @@ namespace {
 
 constexpr int kRequestTag = 7401;
 constexpr int kDataTag = 7402;
+constexpr int kFirstAnswerTag = 8192;  // answers: kFirstAnswerTag + (request number mod answer_tags_)
+constexpr int kMaxAnswerTags = 1 << 20;
 
 // Calls piece(offset, bytes) for each piece a put's `bytes` of data travel
 // in, in order: kDataPieceBytes each, the last shorter. Sender and target
@@ -26,8 +28,6 @@ void for_each_data_piece(std::size_t bytes, Piece&& piece) {
   for (std::size_t done = 0; done < bytes; done += P2pTransport::kDataPieceBytes)
     piece(done, std::min(P2pTransport::kDataPieceBytes, bytes - done));
 }
-constexpr int kFirstAnswerTag = 8192;  // answers: kFirstAnswerTag + (request number mod answer_tags_)
-constexpr int kMaxAnswerTags = 1 << 20;
 
 int mpi_count(std::size_t bytes, const char* what) {
   if (bytes > static_cast<std::size_t>(INT_MAX))

@@ -74,22 +74,26 @@ void note_oversubscribed() { g_oversubscribed.store(true, std::memory_order_rela
 
 bool oversubscribed() { return g_oversubscribed.load(std::memory_order_relaxed); }
 
+bool masks_overlap(int allowed, int ranks, int cores) { return ranks > 1 && allowed * ranks > cores; }
+
 bool cores_shared_with_other_ranks() {
-  const int ranks = g_machine_ranks.load(std::memory_order_relaxed);
-  return oversubscribed() || (ranks > 1 && allowed_cpus() * ranks > core_count());
+  return oversubscribed() || masks_overlap(allowed_cpus(), g_machine_ranks.load(std::memory_order_relaxed), core_count());
 }
 
 bool cores_shared() { return allowed_cpus() == 1 || cores_shared_with_other_ranks(); }
 
-int thread_budget(int local_ranks) {
-  return std::max(1, std::min(core_count() / std::max(1, local_ranks), allowed_cpus()));
+int share_of_cores(int cores, int ranks) { return std::max(1, cores / std::max(1, ranks)); }
+
+int thread_budget(int ranks) { return std::min(share_of_cores(core_count(), ranks), allowed_cpus()); }
+
+int cpu_in_share(const std::vector<int>& allowed, int cores, int local_rank, int local_ranks) {
+  const int share = share_of_cores(cores, local_ranks);
+  if (static_cast<int>(allowed.size()) <= share) return -1;
+  return allowed[static_cast<std::size_t>(local_rank) * static_cast<std::size_t>(share) % allowed.size()];
 }
 
 int progress_thread_cpu(int local_rank, int local_ranks) {
-  const std::vector<int>& cpus = allowed_cpu_list();
-  const int share = std::max(1, core_count() / std::max(1, local_ranks));
-  if (static_cast<int>(cpus.size()) <= share) return -1;
-  return cpus[static_cast<std::size_t>(local_rank) * static_cast<std::size_t>(share) % cpus.size()];
+  return cpu_in_share(allowed_cpu_list(), core_count(), local_rank, local_ranks);
 }
 
 }  // namespace earlybird::topo

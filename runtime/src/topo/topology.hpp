@@ -1,6 +1,8 @@
 // Machine topology through hwloc: core counts and thread binding.
 #pragma once
 
+#include <vector>
+
 namespace earlybird::topo {
 
 // Physical cores of this machine (at least 1).
@@ -31,13 +33,21 @@ bool cores_shared_with_other_ranks();
 // they wait on: bound to one CPU, or sharing CPUs with other ranks.
 // Pollers and waiters must not spin then.
 bool cores_shared();
-// Threads a rank may use for reductions when `local_ranks` ranks share the
-// node: cores / local_ranks, at most the CPUs it may run on, at least 1.
-int thread_budget(int local_ranks);
+// Threads a rank may use for reductions when `ranks` ranks share the
+// machine's CPUs: cores / ranks, at most the CPUs it may run on, at least 1.
+int thread_budget(int ranks);
+// The policies above as pure functions of what they read (tested without
+// the machine, tests/unit/test_topology.cpp):
+// whether `ranks` masks of `allowed` CPUs each must overlap on `cores` CPUs;
+bool masks_overlap(int allowed, int ranks, int cores);
+// cores / ranks, at least 1;
+int share_of_cores(int cores, int ranks);
+// the progress thread's CPU given the allowed CPUs (ascending), as below.
+int cpu_in_share(const std::vector<int>& allowed, int cores, int local_rank, int local_ranks);
 // The CPU for the progress thread of node rank `local_rank` of `local_ranks`:
-// one of this process's allowed CPUs, spread so that ranks sharing a wide
-// mask start at different CPUs; -1 where the mask already is this rank's
-// share of the node (the launcher placed it: leave the thread there).
+// one of this process's allowed CPUs, spread so that local ranks that all
+// have the same wide mask get different CPUs; -1 where the mask already is
+// this rank's share of the node (the launcher placed it: leave it there).
 int progress_thread_cpu(int local_rank, int local_ranks);
 
 }  // namespace earlybird::topo
