@@ -57,10 +57,15 @@ const std::vector<int>& allowed_cpu_list() {
 
 std::atomic<bool> g_oversubscribed{false};
 std::atomic<int> g_machine_ranks{1};
+// cores_shared_with_other_ranks(), decided when a count is noted: pollers
+// read it on every wait.
+std::atomic<bool> g_shared_with_others{false};
 
 }  // namespace
 
 int allowed_cpus() { return std::max(1, static_cast<int>(allowed_cpu_list().size())); }
+
+bool masks_overlap(int allowed, int ranks, int cores) { return ranks > 1 && allowed * ranks > cores; }
 
 void note_machine_ranks(int ranks) {
   allowed_cpu_list();  // read now, on the thread that creates the runtime, before its threads bind
@@ -68,17 +73,18 @@ void note_machine_ranks(int ranks) {
   while (ranks > known && !g_machine_ranks.compare_exchange_weak(known, ranks)) {
   }
   if (ranks > core_count()) note_oversubscribed();
+  if (masks_overlap(allowed_cpus(), g_machine_ranks.load(std::memory_order_relaxed), core_count()))
+    g_shared_with_others.store(true, std::memory_order_relaxed);
 }
 
-void note_oversubscribed() { g_oversubscribed.store(true, std::memory_order_relaxed); }
+void note_oversubscribed() {
+  g_oversubscribed.store(true, std::memory_order_relaxed);
+  g_shared_with_others.store(true, std::memory_order_relaxed);
+}
 
 bool oversubscribed() { return g_oversubscribed.load(std::memory_order_relaxed); }
 
-bool masks_overlap(int allowed, int ranks, int cores) { return ranks > 1 && allowed * ranks > cores; }
-
-bool cores_shared_with_other_ranks() {
-  return oversubscribed() || masks_overlap(allowed_cpus(), g_machine_ranks.load(std::memory_order_relaxed), core_count());
-}
+bool cores_shared_with_other_ranks() { return g_shared_with_others.load(std::memory_order_relaxed); }
 
 bool cores_shared() { return allowed_cpus() == 1 || cores_shared_with_other_ranks(); }
 
