@@ -17,7 +17,7 @@ namespace earlybird {
 // Seconds per byte, the slowest rank's.
 struct MemoryRates {
   double copy_s_per_byte = 0;    // b = a (memcpy)
-  double reduce_s_per_byte = 0;  // b += a over floats (a reduction into the output), per byte of b
+  double reduce_s_per_byte = 0;  // b += a over floats by the runtime's reduction kernel, per byte of b
 };
 
 // Every rank of `comm` copies and reduces `bytes` of floats at once, the best
