@@ -16,8 +16,10 @@
 #include <string>
 
 #include "config/algorithm_choice.hpp"
+#include "../common/approx.hpp"
 
 using namespace earlybird::coll;
+using earlybird::testing::relative;
 
 namespace {
 
@@ -38,13 +40,13 @@ std::string written(const std::string& text) {
 TEST_CASE("predict: hand-computed times") {
   // alpha only: the round count (recursive doubling log2 P, ring 2(P - 1)), plus per_call.
   const LevelCosts latency{CostModel{1.0, 0, 0, 0, 0}, 0.5};
-  CHECK(predict(allreduce("recursive_doubling"), 8, 64, 4, latency) == doctest::Approx(3.5));
-  CHECK(predict(allreduce("ring"), 4, 64, 4, latency) == doctest::Approx(6.5));
+  CHECK(predict(allreduce("recursive_doubling"), 8, 64, 4, latency) == relative(3.5));
+  CHECK(predict(allreduce("ring"), 4, 64, 4, latency) == relative(6.5));
   // Recursive doubling at P = 2, 16 floats: a put (alpha + 64 beta) then a
   // reduction of 64 bytes (64 gamma), each also per_step.
   const LevelCosts all{CostModel{1.0, 0.01, 0.02, 0.03, 0.25}, 0};
   CHECK(predict(allreduce("recursive_doubling"), 2, 16, 4, all) ==
-        doctest::Approx(0.25 + 1.0 + 64 * 0.01 + 0.25 + 64 * 0.02));
+        relative(0.25 + 1.0 + 64 * 0.01 + 0.25 + 64 * 0.02));
 }
 
 TEST_CASE("predict_all: fastest first, only what auto may take") {
@@ -64,7 +66,7 @@ TEST_CASE("predict_all: latency-bound profiles pick few rounds, bandwidth-bound 
   const LevelCosts latency{CostModel{10e-6, 0, 0, 0, 0}, 0};
   const auto few_rounds = predict_all(Collective::allreduce, 16, 1 << 16, 4, true, latency).front();
   CHECK(predict(allreduce(std::string(few_rounds.algorithm).c_str()), 16, 1 << 16, 4, latency) ==
-        doctest::Approx(4 * 10e-6));  // log2 16 rounds: nothing does better
+        relative(4 * 10e-6));  // log2 16 rounds: nothing does better
   const LevelCosts bandwidth{CostModel{0, 1e-9, 0, 0, 0}, 0};
   const auto ranked = predict_all(Collective::allreduce, 16, 1 << 20, 4, true, bandwidth);
   // The bandwidth lower bound: 2 (P - 1) / P x m bytes through one port.
@@ -79,14 +81,14 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   profile.network.model.beta = 3e-9;
   profile.network.per_call = 7e-6;
   const MachineProfile read = read_profile(written("# calibrated\n" + format_profile(profile)));
-  CHECK(read.node.model.alpha == doctest::Approx(1.25e-6));
-  CHECK(read.network.model.beta == doctest::Approx(3e-9));
-  CHECK(read.network.per_call == doctest::Approx(7e-6));
-  CHECK(read.node.model.gamma == doctest::Approx(profile.node.model.gamma));
+  CHECK(read.node.model.alpha == relative(1.25e-6));
+  CHECK(read.network.model.beta == relative(3e-9));
+  CHECK(read.network.per_call == relative(7e-6));
+  CHECK(read.node.model.gamma == relative(profile.node.model.gamma));
 
   const MachineProfile partial = read_profile(written("node.per_step = 1e-6  # the rest: defaults\n"));
-  CHECK(partial.node.model.per_step == doctest::Approx(1e-6));
-  CHECK(partial.network.model.alpha == doctest::Approx(default_profile().network.model.alpha));
+  CHECK(partial.node.model.per_step == relative(1e-6));
+  CHECK(partial.network.model.alpha == relative(default_profile().network.model.alpha));
 
   auto message = [](const std::string& text) {
     try {
@@ -166,7 +168,7 @@ TEST_CASE("predict: the hierarchical entry sees the model's node layout") {
   AlgorithmParams params;
   params.node_ranks = 2;
   CHECK(predict(h, 6, 1000, 4, costs) ==
-        doctest::Approx(simulate(h.make(6, 1000, params, 4), 4, costs.model).time + costs.per_call));
+        relative(simulate(h.make(6, 1000, params, 4), 4, costs.model).time + costs.per_call));
 }
 
 TEST_CASE("predict: counts past kSimulatedCount are extrapolated on the simulated line") {
@@ -177,9 +179,9 @@ TEST_CASE("predict: counts past kSimulatedCount are extrapolated on the simulate
     const std::size_t count = 4 * kSimulatedCount + 12;
     const double simulated =
         simulate(a.make(8, count, AlgorithmParams{}, 4), 4, costs.model).time + costs.per_call;
-    CHECK(predict(a, 8, count, 4, costs) == doctest::Approx(simulated).epsilon(0.01));
+    CHECK(predict(a, 8, count, 4, costs) == relative(simulated, 0.01));
     CHECK(predict(a, 8, kSimulatedCount, 4, costs) ==
-          doctest::Approx(simulate(a.make(8, kSimulatedCount, AlgorithmParams{}, 4), 4, costs.model).time +
+          relative(simulate(a.make(8, kSimulatedCount, AlgorithmParams{}, 4), 4, costs.model).time +
                           costs.per_call));
   }
 }

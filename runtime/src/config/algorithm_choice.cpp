@@ -37,12 +37,12 @@ std::string level_of(const ChoiceKey& key) {
   return key.direct ? "node level" : "network level";
 }
 
-std::string explain(const ChoiceKey& key, const std::vector<coll::Prediction>& ranked) {
+std::string explain(const ChoiceKey& key, const std::vector<coll::Prediction>& ranked, const std::string& source) {
   char line[200];
-  std::snprintf(line, sizeof line, "earlybird: auto for %s, P = %d%s, up to %zu B, %scommutative (%s): ",
+  std::snprintf(line, sizeof line, "earlybird: auto for %s, P = %d%s, up to %zu B, %scommutative (%s, profile: ",
                 coll::to_string(key.collective), key.ranks, key.ranks == kModelRanks ? "+" : "", key.bytes,
                 key.commutative ? "" : "non-", level_of(key).c_str());
-  std::string text = line;
+  std::string text = line + source + "): ";
   for (std::size_t i = 0; i < ranked.size() && i < 4; ++i) {
     std::snprintf(line, sizeof line, "%s%s %.1f us", i ? ", " : "", std::string(ranked[i].algorithm).c_str(),
                   ranked[i].seconds * 1e6);
@@ -64,7 +64,7 @@ const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* 
                                                     : profile.network;
   auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / kModelElemBytes, kModelElemBytes,
                                   key.commutative, costs);
-  if (explanation) *explanation = explain(key, ranked);
+  if (explanation) *explanation = explain(key, ranked, profile.source);
   return cache.emplace(key, std::move(ranked)).first->second;
 }
 
