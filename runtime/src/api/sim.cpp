@@ -30,7 +30,7 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   comm_options.caller_run = options.caller_run;
   auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options, ranks).total_bytes(),
                                                node_ranks);
-  if (ranks > topo::core_count()) topo::note_oversubscribed();
+  topo::note_machine_ranks(ranks);  // the simulated ranks share this process's CPUs
   for (int r = 0; r < ranks; ++r) {
     const EngineOptions engine{options.worker_threads, -1, config::injected_stall_from_environment()};
     impl_->engines.push_back(std::make_unique<ProgressEngine>(engine));

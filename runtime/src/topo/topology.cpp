@@ -72,14 +72,10 @@ void note_machine_ranks(int ranks) {
   int known = g_machine_ranks.load(std::memory_order_relaxed);
   while (ranks > known && !g_machine_ranks.compare_exchange_weak(known, ranks)) {
   }
-  if (ranks > core_count()) note_oversubscribed();
-  if (masks_overlap(allowed_cpus(), g_machine_ranks.load(std::memory_order_relaxed), core_count()))
+  const int machine_ranks = g_machine_ranks.load(std::memory_order_relaxed);
+  if (machine_ranks > core_count()) g_oversubscribed.store(true, std::memory_order_relaxed);
+  if (machine_ranks > core_count() || masks_overlap(allowed_cpus(), machine_ranks, core_count()))
     g_shared_with_others.store(true, std::memory_order_relaxed);
-}
-
-void note_oversubscribed() {
-  g_oversubscribed.store(true, std::memory_order_relaxed);
-  g_shared_with_others.store(true, std::memory_order_relaxed);
 }
 
 bool oversubscribed() { return g_oversubscribed.load(std::memory_order_relaxed); }

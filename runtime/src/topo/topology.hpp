@@ -15,11 +15,9 @@ bool bind_this_thread_to_cpu(int cpu);
 // first call.
 int allowed_cpus();
 // Records that `ranks` ranks (processes, or simulated ranks as threads)
-// share this machine's CPUs. Process-wide; the largest count recorded stays.
+// share this machine's CPUs. Process-wide; the largest count recorded stays,
+// and so do oversubscribed() and cores_shared_with_other_ranks() once true.
 void note_machine_ranks(int ranks);
-// Records that this process runs with more ranks (or simulated ranks) per
-// node than cores. Process-wide and sticky.
-void note_oversubscribed();
 // True when the node runs more ranks than it has cores: a thread spinning
 // for a peer may keep that peer off the CPU.
 bool oversubscribed();
