@@ -49,15 +49,19 @@ void check_type() {
       const std::vector<T> left = sample<T>(n, 1), right = sample<T>(n, 2);
       std::vector<T> expected(n);
       for (std::size_t i = 0; i < n; ++i) expected[i] = apply_op(op, left[i], right[i]);
-      // The three shapes the executor uses: separate destination, and a
-      // destination that is the left or the right operand itself.
-      std::vector<T> separate(n), as_left = left, as_right = right;
+      // The shapes the precondition allows: separate destination, and a
+      // destination that is the left or the right operand or both.
+      std::vector<T> separate(n), as_left = left, as_right = right, as_both = left;
       kernels::reduce(datatype_of<T>(), op, separate.data(), left.data(), right.data(), n);
       kernels::reduce(datatype_of<T>(), op, as_left.data(), as_left.data(), right.data(), n);
       kernels::reduce(datatype_of<T>(), op, as_right.data(), left.data(), as_right.data(), n);
+      kernels::reduce(datatype_of<T>(), op, as_both.data(), as_both.data(), as_both.data(), n);
+      std::vector<T> expected_self(n);
+      for (std::size_t i = 0; i < n; ++i) expected_self[i] = apply_op(op, left[i], left[i]);
       CHECK(separate == expected);
       CHECK(as_left == expected);
       CHECK(as_right == expected);
+      CHECK(as_both == expected_self);
     }
   }
 }

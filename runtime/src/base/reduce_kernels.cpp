@@ -17,6 +17,11 @@ struct Operands {
 };
 
 template <class T, class F>
+void onto_itself(T* __restrict d, std::size_t n, F f) {
+  for (std::size_t i = 0; i < n; ++i) d[i] = f(d[i], d[i]);
+}
+
+template <class T, class F>
 void into_left(T* __restrict d, const T* __restrict b, std::size_t n, F f) {
   for (std::size_t i = 0; i < n; ++i) d[i] = f(d[i], b[i]);
 }
@@ -31,8 +36,8 @@ void apart(T* __restrict d, const T* __restrict a, const T* __restrict b, std::s
   for (std::size_t i = 0; i < n; ++i) d[i] = f(a[i], b[i]);
 }
 
-// One loop per way dst may meet an operand (equal to left, equal to right,
-// apart from both: the only cases the precondition allows), each over
+// One loop per way dst may meet the operands (equal to both, to left, to
+// right, apart from both: the only cases the precondition allows), each over
 // restrict pointers, so the compiler vectorises it without a run-time
 // overlap check (a check that, failing for dst == left, ran every in-place
 // reduction scalar).
@@ -41,6 +46,7 @@ void apply(const Operands& o, F f) {
   T* const d = static_cast<T*>(o.dst);
   const T* const a = static_cast<const T*>(o.left);
   const T* const b = static_cast<const T*>(o.right);
+  if (d == a && d == b) return onto_itself<T>(d, o.n, f);
   if (d == a) return into_left<T>(d, b, o.n, f);
   if (d == b) return into_right<T>(d, a, o.n, f);
   apart<T>(d, a, b, o.n, f);
