@@ -123,7 +123,8 @@ void print_run_header(const char* job, const std::string& command_line, MPI_Comm
   std::printf(", CPUs per rank (rank 0's mask) = %d\n", mask);
   if (per_machine > 1 && mask * per_machine > static_cast<int>(std::thread::hardware_concurrency()))
     std::printf("# note: the ranks' CPU masks overlap; on a 16-core node that cost ~4 ms stalls at 256 KiB-4 MiB "
-                "(docs/design.md, \"Threads\"): mpirun --bind-to core avoids them\n");
+                "(docs/design.md, \"Threads\"): mpirun --bind-to core (or --mca mpi_yield_when_idle 1) avoids "
+                "them\n");
   std::printf("# date: %s\n# command: %s\n# settings: %s\n", date, command_line.c_str(), measured_settings().c_str());
 }
 
