@@ -4,14 +4,15 @@
 // validated algorithm measured against its prediction, same run.
 //
 // How (docs/algorithms.md, "The cost model"):
-// - gamma and copy: a local pass over 8 MiB (b += a by the runtime's kernel;
-//   memcpy), the fastest of several, on every rank; the slowest rank's rate
-//   counts;
+// - gamma and copy in cache and past the caches: local passes over 256 KiB
+//   and 8 MiB (b += a by the runtime's kernel; memcpy), the fastest of
+//   several, on every rank; the slowest rank's rate counts;
 // - per_call, alpha, per_step from 8-byte and 4 KiB allreduces of
 //   algorithms with different round and step counts, beta from 64 KiB to
 //   16 MiB allreduces (ring, Rabenseifner, recursive doubling): the
 //   measured medians go to coll::fit_level (collectives/calibration.hpp),
-//   which alternates a latency fit and a beta fit.
+//   which alternates a latency fit and a beta fit, and keeps a second
+//   regime past the caches where one beta cannot follow both.
 // Linear is left out of the latency fit: the model serialises its P - 1
 // transfers into rank 0 on one port (P - 1 latencies), where on a node the
 // senders store into the window at once (16 cores, P = 16, 8 B: ~4 us against
@@ -50,13 +51,14 @@ constexpr std::array<std::size_t, 2> kLatencyBytes{8, 4096};
 constexpr std::array<const char*, 3> kBandwidthAlgorithms{"ring", "rabenseifner", "recursive_doubling"};
 constexpr std::array<std::size_t, 4> kBandwidthBytes{64u << 10, 1u << 20, 4u << 20, 16u << 20};
 
-// gamma and copy: every rank at once over 8 MiB (past the caches), the
-// slowest rank's best of 7.
-void measure_local_rates(coll::CostModel& model) {
-  const MemoryRates rates = measure_memory_rates(MPI_COMM_WORLD, 8u << 20, 7);
-  model.gamma = rates.reduce_s_per_byte;
-  model.copy_per_byte = rates.copy_s_per_byte;
+// gamma and copy: every rank at once over `bytes`, the slowest rank's best
+// of 7; 256 KiB stays in the caches, 8 MiB goes past them.
+coll::LocalRates measure_local_rates(std::size_t bytes) {
+  const MemoryRates rates = measure_memory_rates(MPI_COMM_WORLD, bytes, 7);
+  return {rates.reduce_s_per_byte, rates.copy_s_per_byte};
 }
+constexpr std::size_t kInCacheBytes = 256u << 10;
+constexpr std::size_t kInMemoryBytes = 8u << 20;
 
 // Medians of `algorithms` at `bytes` (MPI's default first, as the reference).
 std::vector<coll::TimedAllreduce> measure(Communicator& comm, const std::vector<const char*>& algorithms, std::size_t bytes,
@@ -133,17 +135,24 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
   if (const char* path = std::getenv("EARLYBIRD_PROFILE"); path && *path) profile = coll::read_profile(path);
   coll::LevelCosts& costs = level == "node" ? profile.node : profile.network;
   Totals totals;
-  measure_local_rates(costs.model);
+  const coll::LocalRates in_cache = measure_local_rates(kInCacheBytes);
+  const coll::LocalRates in_memory = measure_local_rates(kInMemoryBytes);
   const std::vector<coll::TimedAllreduce> small =
       measure_all(comm, {kLatencyAlgorithms.begin(), kLatencyAlgorithms.end()}, kLatencyBytes, o, totals);
   const std::vector<coll::TimedAllreduce> large =
       measure_all(comm, {kBandwidthAlgorithms.begin(), kBandwidthAlgorithms.end()}, kBandwidthBytes, o, totals);
-  coll::fit_level(small, large, ranks, costs);
-  if (rank == 0)
+  coll::fit_level(small, large, ranks, in_cache, in_memory, costs);
+  if (rank == 0) {
     std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B, per_step %.3g s, "
                 "per_call %.3g s\n",
                 level.c_str(), ranks, costs.model.alpha, costs.model.beta, costs.model.gamma, costs.model.copy_cost(),
                 costs.model.per_step, costs.per_call);
+    if (costs.memory.from_bytes > 0)
+      std::printf("# past the caches (from %.0f bytes per rank x ranks): beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B\n",
+                  costs.memory.from_bytes, costs.memory.beta, costs.memory.gamma, costs.memory.copy);
+    else
+      std::printf("# one regime: a second beta past the caches did not cut the error enough\n");
+  }
   if (totals.exit_code() == 0 && rank == 0 && !o.output.empty()) {
     write_profile(o, profile, level, ranks);
     std::printf("# written to %s (EARLYBIRD_PROFILE=%s)\n", o.output.c_str(), o.output.c_str());

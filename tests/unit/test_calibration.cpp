@@ -1,7 +1,8 @@
 // The calibration fit (collectives/src/schedule/calibration.cpp): given
 // times the model itself predicts for known costs, fit_level recovers those
-// costs, from a starting beta far from the truth, at one and several P; a
-// time the model cannot explain is not absorbed as a negative parameter.
+// costs, from a starting beta far from the truth, at several P, with one
+// regime or with a second past the caches; a time the model cannot explain
+// is not absorbed as a negative parameter.
 #include <doctest/doctest.h>
 
 #include <earlybird/collectives/calibration.hpp>
@@ -37,26 +38,53 @@ std::vector<TimedAllreduce> timed_by_model(const std::vector<std::string>& algor
 }
 
 // A node-like level: latency and bytes both matter at 4 KiB.
-LevelCosts truth() { return LevelCosts{CostModel{3e-7, 1.5e-10, 6e-11, 4e-11, 8e-8}, 1.7e-6}; }
+LevelCosts one_regime() { return LevelCosts{CostModel{3e-7, 1.5e-10, 6e-11, 4e-11, 8e-8}, 1.7e-6}; }
+const LocalRates kInCache{2e-11, 1.5e-11};
+const LocalRates kInMemory{6e-11, 4e-11};  // one_regime()'s gamma and copy
 
-// What calibrate starts from: gamma and copy measured, the rest a guess.
-LevelCosts start_from(const LevelCosts& truth, double beta) {
-  LevelCosts start{CostModel{0, beta, truth.model.gamma, truth.model.copy_per_byte, 0}, 0};
-  return start;
+// The same level with the caches: from 4 MiB (bytes x ranks) on, three
+// times the in-cache beta and the memory rates.
+LevelCosts two_regimes() {
+  LevelCosts costs{CostModel{3e-7, 1e-10, kInCache.gamma, kInCache.copy, 8e-8}, 1.7e-6};
+  costs.memory = {4.0 * (1 << 20), 3e-10, kInMemory.gamma, kInMemory.copy};
+  return costs;
+}
+
+// What calibrate starts from: the rates measured, the rest a guess.
+LevelCosts start_from(double beta) { return LevelCosts{CostModel{0, beta, 0, 0, 0}, 0}; }
+
+LevelCosts fitted_to(const LevelCosts& truth, int ranks, double start_beta, const LocalRates& in_cache,
+                     const LocalRates& in_memory) {
+  LevelCosts fitted = start_from(start_beta);
+  fit_level(timed_by_model(kLatencyAlgorithms, kLatencyBytes, ranks, truth),
+            timed_by_model(kBandwidthAlgorithms, kBandwidthBytes, ranks, truth), ranks, in_cache, in_memory, fitted);
+  return fitted;
+}
+
+// The fitted costs predict what the true ones do, for every algorithm the
+// fit saw, in cache and past it.
+void check_predictions(const LevelCosts& fitted, const LevelCosts& truth, int ranks) {
+  for (const char* name : {"recursive_doubling", "ring", "rabenseifner"})
+    for (std::size_t count : {std::size_t{2}, std::size_t{1024}, std::size_t{1} << 18, std::size_t{1} << 22}) {
+      CAPTURE(name);
+      CAPTURE(count);
+      const Algorithm* a = find_algorithm(Collective::allreduce, name);
+      CHECK(predict(*a, ranks, count, 4, fitted) == relative(predict(*a, ranks, count, 4, truth), 0.01));
+    }
 }
 
 }  // namespace
 
-TEST_CASE("fit_level recovers the costs that generated the times") {
+TEST_CASE("fit_level recovers the costs that generated the times: one regime") {
   for (int ranks : {2, 4, 16}) {
     for (double start_beta : {0.0, 1e-9, 1.5e-10}) {
       CAPTURE(ranks);
       CAPTURE(start_beta);
-      const LevelCosts t = truth();
-      LevelCosts fitted = start_from(t, start_beta);
-      fit_level(timed_by_model(kLatencyAlgorithms, kLatencyBytes, ranks, t),
-                timed_by_model(kBandwidthAlgorithms, kBandwidthBytes, ranks, t), ranks, fitted);
+      const LevelCosts t = one_regime();  // no caches: the rates measured in and past them agree
+      const LevelCosts fitted = fitted_to(t, ranks, start_beta, kInMemory, kInMemory);
+      CHECK(fitted.memory.from_bytes == 0);  // one beta explains every call
       CHECK(fitted.model.beta == relative(t.model.beta, 0.01));
+      CHECK(fitted.model.gamma == t.model.gamma);  // the memory rates, as measured
       CHECK(fitted.per_call == relative(t.per_call, 0.01));
       // At P = 2 every fitted call has one step per transfer or two: alpha
       // and per_step are not told apart, only their sum per round is.
@@ -64,27 +92,41 @@ TEST_CASE("fit_level recovers the costs that generated the times") {
         CHECK(fitted.model.alpha == relative(t.model.alpha, 0.01));
         CHECK(fitted.model.per_step == relative(t.model.per_step, 0.01));
       }
-      for (const char* name : {"recursive_doubling", "ring", "rabenseifner"})
-        for (std::size_t count : {std::size_t{2}, std::size_t{1024}, std::size_t{1} << 18}) {
-          CAPTURE(name);
-          CAPTURE(count);
-          const Algorithm* a = find_algorithm(Collective::allreduce, name);
-          CHECK(predict(*a, ranks, count, 4, fitted) == relative(predict(*a, ranks, count, 4, t), 0.01));
-        }
-      CHECK(fitted.model.gamma == t.model.gamma);  // measured apart: kept
+      check_predictions(fitted, t, ranks);
     }
+  }
+}
+
+TEST_CASE("fit_level recovers the costs that generated the times: past the caches") {
+  for (int ranks : {2, 4, 16}) {
+    CAPTURE(ranks);
+    const LevelCosts t = two_regimes();
+    const LevelCosts fitted = fitted_to(t, ranks, 0, kInCache, kInMemory);
+    REQUIRE(fitted.memory.from_bytes > 0);
+    for (std::size_t bytes : kBandwidthBytes) {  // every measured size on the same side of the threshold
+      CAPTURE(bytes);
+      const double level_bytes = static_cast<double>(bytes) * ranks;
+      CHECK((level_bytes >= fitted.memory.from_bytes) == (level_bytes >= t.memory.from_bytes));
+    }
+    CHECK(fitted.model.beta == relative(t.model.beta, 0.01));
+    CHECK(fitted.memory.beta == relative(t.memory.beta, 0.01));
+    CHECK(fitted.model.gamma == kInCache.gamma);
+    CHECK(fitted.memory.gamma == kInMemory.gamma);
+    CHECK(fitted.per_call == relative(t.per_call, 0.01));
+    check_predictions(fitted, t, ranks);
   }
 }
 
 TEST_CASE("fit_level holds parameters the times cannot support at 0, never below") {
   const int ranks = 8;
-  const LevelCosts t = truth();
+  const LevelCosts t = one_regime();
   std::vector<TimedAllreduce> small = timed_by_model(kLatencyAlgorithms, kLatencyBytes, ranks, t);
   // Many-round algorithms measured as fast as one-round ones: no positive
   // alpha explains that; the fit must not go negative to absorb it.
   for (TimedAllreduce& call : small) call.seconds = 2e-6;
-  LevelCosts fitted = start_from(t, t.model.beta);
-  fit_level(small, timed_by_model(kBandwidthAlgorithms, kBandwidthBytes, ranks, t), ranks, fitted);
+  LevelCosts fitted = start_from(t.model.beta);
+  fit_level(small, timed_by_model(kBandwidthAlgorithms, kBandwidthBytes, ranks, t), ranks, kInCache, kInMemory,
+            fitted);
   CHECK(fitted.model.alpha >= 0);
   CHECK(fitted.model.per_step >= 0);
   CHECK(fitted.per_call >= 0);
@@ -92,7 +134,7 @@ TEST_CASE("fit_level holds parameters the times cannot support at 0, never below
 }
 
 TEST_CASE("fit_level names an algorithm it does not know") {
-  LevelCosts costs = truth();
-  CHECK_THROWS_WITH(fit_level({{"no_such_algorithm", 8, 1e-6}}, {}, 2, costs),
+  LevelCosts costs = one_regime();
+  CHECK_THROWS_WITH(fit_level({{"no_such_algorithm", 8, 1e-6}}, {}, 2, kInCache, kInMemory, costs),
                     doctest::Contains("no_such_algorithm"));
 }

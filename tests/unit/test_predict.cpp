@@ -75,16 +75,36 @@ TEST_CASE("predict_all: latency-bound profiles pick few rounds, bandwidth-bound 
     if (p.algorithm == "recursive_doubling" || p.algorithm == "linear") CHECK(p.seconds > 2 * ranked.front().seconds);
 }
 
+TEST_CASE("predict: past memory_from (bytes x ranks) the memory regime's rates apply") {
+  LevelCosts costs{CostModel{0, 1e-10, 0, 0, 0}, 0};
+  costs.memory = {1 << 20, 3e-10, 0, 0};
+  CHECK(costs.model_for(256 << 10, 2).beta == 1e-10);  // 512 KiB on the level
+  CHECK(costs.model_for(512 << 10, 2).beta == 3e-10);  // 1 MiB
+  CHECK(costs.model_for(64 << 10, 16).beta == 3e-10);
+  // beta only, P = 2: recursive doubling moves the whole vector once.
+  const Algorithm& rd = allreduce("recursive_doubling");
+  CHECK(predict(rd, 2, 1024, 4, costs) == relative(4096 * 1e-10));
+  CHECK(predict(rd, 2, 1 << 18, 4, costs) == relative((1 << 20) * 3e-10));
+  costs.memory.from_bytes = 0;  // one regime
+  CHECK(predict(rd, 2, 1 << 18, 4, costs) == relative((1 << 20) * 1e-10));
+}
+
 TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   MachineProfile profile = default_profile();
   profile.node.model.alpha = 1.25e-6;
   profile.network.model.beta = 3e-9;
   profile.network.per_call = 7e-6;
+  profile.node.memory = {4194304, 2.5e-10, 7.5e-11, 6.5e-11};
   const MachineProfile read = read_profile(written("# calibrated\n" + format_profile(profile)));
   CHECK(read.node.model.alpha == relative(1.25e-6));
   CHECK(read.network.model.beta == relative(3e-9));
   CHECK(read.network.per_call == relative(7e-6));
   CHECK(read.node.model.gamma == relative(profile.node.model.gamma));
+  CHECK(read.node.memory.from_bytes == relative(4194304, 1e-3));  // written to 4 digits
+  CHECK(read.node.memory.beta == relative(2.5e-10));
+  CHECK(read.node.memory.gamma == relative(7.5e-11));
+  CHECK(read.node.memory.copy == relative(6.5e-11));
+  CHECK(read.network.memory.from_bytes == 0);
 
   const MachineProfile partial = read_profile(written("node.per_step = 1e-6  # the rest: defaults\n"));
   CHECK(partial.node.model.per_step == relative(1e-6));

@@ -71,7 +71,8 @@ std::vector<std::size_t> ring_row_parts(std::size_t rows, std::size_t cols) {
 std::vector<OuterProductPrediction> predict_outer_products(int ranks, std::size_t rows, std::size_t cols,
                                                            std::size_t elem_bytes, const LevelCosts& costs) {
   const std::size_t elements = rows * cols;
-  const double one_product = static_cast<double>(elements * elem_bytes) * costs.model.gamma;
+  const double one_product =
+      static_cast<double>(elements * elem_bytes) * costs.model_for(elements * elem_bytes, ranks).gamma;
   const double pair_gather = fastest(Collective::allgather, ranks, rows + cols, elem_bytes, costs);
   const double products_all = static_cast<double>(ranks) * one_product;
   const std::size_t parts = ring_row_parts(rows, cols).size();

@@ -56,11 +56,11 @@ std::vector<double> least_squares(const std::vector<Row>& rows, const std::vecto
 }
 
 // per_call, alpha, per_step: the non-negative fit with the least residual
-// over every subset of the three parameters.
-void fit_latency(const std::vector<TimedAllreduce>& small, int ranks, LevelCosts& costs) {
+// over every subset of the three parameters, under `model`'s byte costs.
+void fit_latency(const std::vector<TimedAllreduce>& small, int ranks, const CostModel& model, LevelCosts& costs) {
   std::vector<Row> rows;
   std::vector<double> y;
-  CostModel bytes_only = costs.model;  // gamma, copy and the current beta
+  CostModel bytes_only = model;
   bytes_only.alpha = bytes_only.per_step = 0;
   for (const TimedAllreduce& call : small) {  // every row divided by the measured time: relative errors
     rows.push_back({1.0 / call.seconds, simulated(call, ranks, unit_alpha()) / call.seconds,
@@ -86,27 +86,94 @@ void fit_latency(const std::vector<TimedAllreduce>& small, int ranks, LevelCosts
   }
 }
 
-void fit_beta(const std::vector<TimedAllreduce>& large, int ranks, LevelCosts& costs) {
-  CostModel without_beta = costs.model;
-  without_beta.beta = 0;
+CostModel with_rates(CostModel model, const LocalRates& rates) {
+  model.gamma = rates.gamma;
+  model.copy_per_byte = rates.copy;
+  return model;
+}
+
+struct BetaFit {
+  double beta = 0;
+  double residual = 0;  // sum of squared relative errors
+  std::size_t calls = 0;
+};
+
+// One beta for `calls` under `model` (alpha, per_step and the rates; its beta
+// ignored) and per_call: least squares of the relative error through 0.
+BetaFit fit_beta(const std::vector<const TimedAllreduce*>& calls, int ranks, CostModel model, double per_call) {
+  model.beta = 0;
+  struct Terms {
+    double rest, per_beta, seconds;
+  };
+  std::vector<Terms> terms;
   double num = 0, den = 0;
-  for (const TimedAllreduce& call : large) {
-    const double rest = call.seconds - costs.per_call - simulated(call, ranks, without_beta);
-    const double per_beta = simulated(call, ranks, unit_beta());
-    const double weight = 1 / (call.seconds * call.seconds);
-    num += weight * per_beta * rest;
-    den += weight * per_beta * per_beta;
+  for (const TimedAllreduce* call : calls) {
+    const Terms t{call->seconds - per_call - simulated(*call, ranks, model), simulated(*call, ranks, unit_beta()),
+                  call->seconds};
+    const double weight = 1 / (t.seconds * t.seconds);
+    num += weight * t.per_beta * t.rest;
+    den += weight * t.per_beta * t.per_beta;
+    terms.push_back(t);
   }
-  costs.model.beta = den > 0 ? std::max(0.0, num / den) : 0;
+  BetaFit fit;
+  fit.beta = den > 0 ? std::max(0.0, num / den) : 0;
+  fit.calls = calls.size();
+  for (const Terms& t : terms) fit.residual += std::pow((fit.beta * t.per_beta - t.rest) / t.seconds, 2);
+  return fit;
+}
+
+double rms(const BetaFit& a, const BetaFit& b = {}) {
+  const std::size_t calls = a.calls + b.calls;
+  return calls ? std::sqrt((a.residual + b.residual) / static_cast<double>(calls)) : 0;
+}
+
+double footprint(const TimedAllreduce& call, int ranks) { return static_cast<double>(call.bytes) * ranks; }
+
+// beta, one regime or two (fit_level).
+void fit_bandwidth(const std::vector<TimedAllreduce>& large, int ranks, const LocalRates& in_cache,
+                   const LocalRates& in_memory, LevelCosts& costs) {
+  std::vector<const TimedAllreduce*> all;
+  std::vector<double> sizes;
+  for (const TimedAllreduce& call : large) {
+    all.push_back(&call);
+    sizes.push_back(footprint(call, ranks));
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+
+  const BetaFit one = fit_beta(all, ranks, with_rates(costs.model, in_memory), costs.per_call);
+  BetaFit best_cache, best_memory;
+  double best_from = 0, best_rms = INFINITY;
+  for (std::size_t k = 1; k < sizes.size(); ++k) {  // the memory regime from sizes[k]
+    std::vector<const TimedAllreduce*> cached, uncached;
+    for (const TimedAllreduce* call : all) (footprint(*call, ranks) < sizes[k] ? cached : uncached).push_back(call);
+    const BetaFit cache = fit_beta(cached, ranks, with_rates(costs.model, in_cache), costs.per_call);
+    const BetaFit memory = fit_beta(uncached, ranks, with_rates(costs.model, in_memory), costs.per_call);
+    if (rms(cache, memory) < best_rms) {
+      best_rms = rms(cache, memory);
+      best_cache = cache;
+      best_memory = memory;
+      best_from = std::sqrt(sizes[k - 1] * sizes[k]);
+    }
+  }
+  if (rms(one) > kOneRegimeTolerance && best_rms <= kSplitGain * rms(one)) {
+    costs.model = with_rates(costs.model, in_cache);
+    costs.model.beta = best_cache.beta;
+    costs.memory = {best_from, best_memory.beta, in_memory.gamma, in_memory.copy};
+  } else {
+    costs.model = with_rates(costs.model, in_memory);
+    costs.model.beta = one.beta;
+    costs.memory = {};
+  }
 }
 
 }  // namespace
 
 void fit_level(const std::vector<TimedAllreduce>& small, const std::vector<TimedAllreduce>& large, int ranks,
-               LevelCosts& costs, int rounds) {
+               const LocalRates& in_cache, const LocalRates& in_memory, LevelCosts& costs, int rounds) {
   for (int round = 0; round < rounds; ++round) {
-    if (!small.empty()) fit_latency(small, ranks, costs);
-    if (!large.empty()) fit_beta(large, ranks, costs);
+    if (!small.empty()) fit_latency(small, ranks, with_rates(costs.model, in_cache), costs);
+    if (!large.empty()) fit_bandwidth(large, ranks, in_cache, in_memory, costs);
   }
 }
 

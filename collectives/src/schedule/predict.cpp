@@ -22,7 +22,13 @@ double& field_named(LevelCosts& costs, std::string_view key) {
   if (key == "copy") return costs.model.copy_per_byte;
   if (key == "per_step") return costs.model.per_step;
   if (key == "per_call") return costs.per_call;
-  throw std::invalid_argument("unknown key '" + std::string(key) + "' (alpha, beta, gamma, copy, per_step, per_call)");
+  if (key == "memory_from") return costs.memory.from_bytes;
+  if (key == "memory_beta") return costs.memory.beta;
+  if (key == "memory_gamma") return costs.memory.gamma;
+  if (key == "memory_copy") return costs.memory.copy;
+  throw std::invalid_argument("unknown key '" + std::string(key) +
+                              "' (alpha, beta, gamma, copy, per_step, per_call, memory_from, memory_beta, "
+                              "memory_gamma, memory_copy)");
 }
 
 std::string trimmed(const std::string& text) {
@@ -47,7 +53,11 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
       << level << ".gamma = " << c.model.gamma << '\n'
       << level << ".copy = " << c.model.copy_cost() << '\n'
       << level << ".per_step = " << c.model.per_step << '\n'
-      << level << ".per_call = " << c.per_call << '\n';
+      << level << ".per_call = " << c.per_call << '\n'
+      << level << ".memory_from = " << c.memory.from_bytes << '\n'
+      << level << ".memory_beta = " << c.memory.beta << '\n'
+      << level << ".memory_gamma = " << c.memory.gamma << '\n'
+      << level << ".memory_copy = " << c.memory.copy << '\n';
 }
 
 }  // namespace
@@ -119,13 +129,24 @@ double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::
 
 }  // namespace
 
+CostModel LevelCosts::model_for(std::size_t bytes, int ranks) const {
+  CostModel chosen = model;
+  if (memory.from_bytes > 0 && static_cast<double>(bytes) * ranks >= memory.from_bytes) {
+    chosen.beta = memory.beta;
+    chosen.gamma = memory.gamma;
+    chosen.copy_per_byte = memory.copy;
+  }
+  return chosen;
+}
+
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs) {
-  if (count <= kSimulatedCount) return simulated(algorithm, ranks, count, elem_bytes, costs.model) + costs.per_call;
+  const CostModel model = costs.model_for(count * elem_bytes, ranks);
+  if (count <= kSimulatedCount) return simulated(algorithm, ranks, count, elem_bytes, model) + costs.per_call;
   // Linear in the count from here on: the line through the simulations at
   // kSimulatedCount / 2 and kSimulatedCount.
-  const double full = simulated(algorithm, ranks, kSimulatedCount, elem_bytes, costs.model);
-  const double half = simulated(algorithm, ranks, kSimulatedCount / 2, elem_bytes, costs.model);
+  const double full = simulated(algorithm, ranks, kSimulatedCount, elem_bytes, model);
+  const double half = simulated(algorithm, ranks, kSimulatedCount / 2, elem_bytes, model);
   const double per_element = (full - half) / static_cast<double>(kSimulatedCount / 2);
   return full + per_element * static_cast<double>(count - kSimulatedCount) + costs.per_call;
 }

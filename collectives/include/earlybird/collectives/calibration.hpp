@@ -20,18 +20,38 @@ struct TimedAllreduce {
   double seconds = 0;
 };
 
-// Fits `costs` to the measured times over `ranks` ranks; gamma and copy are
-// taken as given (measured apart), node_ranks is kept.
+// Seconds per byte of a local reduction (b += a) and copy, measured apart.
+struct LocalRates {
+  double gamma = 0;
+  double copy = 0;
+};
+
+// A second regime must earn its parameters (a second beta and where it
+// starts): it is kept only where one beta leaves more than
+// kOneRegimeTolerance RMS relative error over the large calls, and the split
+// cuts that error to kSplitGain of it or less (on this VM at P = 2: 26 % ->
+// 14 %).
+constexpr double kOneRegimeTolerance = 0.05;
+constexpr double kSplitGain = 2.0 / 3.0;
+
+// Fits `costs` to the measured times over `ranks` ranks (node_ranks kept):
 // - per_call, alpha, per_step from `small`: each time is per_call +
 //   a·alpha + s·per_step + the bytes' cost (a and s the simulated time with
-//   that parameter 1 and the others 0; the bytes' cost at the current beta);
-//   least squares of the relative error, over every subset of the three
-//   parameters, the best fit with none negative;
+//   that parameter 1 and the others 0; the bytes at the current in-cache
+//   beta and `in_cache` rates); least squares of the relative error, over
+//   every subset of the three parameters, the best fit with none negative;
 // - beta from `large`: what remains of each time against the simulated time
-//   with beta = 1, least squares of the relative error through 0;
+//   with beta = 1, least squares of the relative error through 0 — once over
+//   all calls at the `in_memory` rates, and for every split of the calls by
+//   bytes x ranks into a smaller part (in cache: `in_cache` rates) and a
+//   larger one (`in_memory` rates), one beta each; the best split is kept
+//   (costs.memory from the geometric middle of the two sizes around it) when
+//   it passes kOneRegimeTolerance and kSplitGain, else one regime at the
+//   `in_memory` rates
+//   (costs.memory.from_bytes = 0);
 // - the two fits alternate `rounds` times, each using the other's result
 //   (the first latency fit sees the beta `costs` came with).
 void fit_level(const std::vector<TimedAllreduce>& small, const std::vector<TimedAllreduce>& large, int ranks,
-               LevelCosts& costs, int rounds = 3);
+               const LocalRates& in_cache, const LocalRates& in_memory, LevelCosts& costs, int rounds = 3);
 
 }  // namespace earlybird::coll

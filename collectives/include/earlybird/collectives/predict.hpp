@@ -19,9 +19,25 @@
 
 namespace earlybird::coll {
 
+// Past the caches: rates for collectives whose data no longer fits in them.
+struct MemoryRegime {
+  double from_bytes = 0;  // bytes per rank x ranks from which these rates hold; 0: never
+  double beta = 0;        // seconds per byte transferred
+  double gamma = 0;       // seconds per byte reduced
+  double copy = 0;        // seconds per byte copied
+};
+
 struct LevelCosts {
+  LevelCosts() = default;
+  LevelCosts(CostModel model_, double per_call_, MemoryRegime memory_ = {})
+      : model(model_), per_call(per_call_), memory(memory_) {}
+
   CostModel model;
   double per_call = 0;  // seconds every collective costs once, whatever its schedule
+  MemoryRegime memory;  // beta, gamma and copy of `model` are then the in-cache ones
+  // The model for a collective of `bytes` per rank over `ranks` ranks: `model`
+  // with the memory regime's rates where bytes x ranks reach its from_bytes.
+  CostModel model_for(std::size_t bytes, int ranks) const;
 };
 
 struct MachineProfile {
@@ -36,8 +52,9 @@ struct MachineProfile {
 MachineProfile default_profile();
 
 // The profile file: `level.key = value` lines (level: node, network; key:
-// alpha, beta, gamma, copy, per_step, per_call; seconds and seconds per
-// byte), '#' starts a comment; keys not given keep their defaults. Throws
+// alpha, beta, gamma, copy, per_step, per_call, memory_from (bytes),
+// memory_beta, memory_gamma, memory_copy; seconds and seconds per byte),
+// '#' starts a comment; keys not given keep their defaults. Throws
 // std::invalid_argument naming the file, the line and the problem.
 MachineProfile read_profile(const std::string& path);
 std::string format_profile(const MachineProfile& profile);
@@ -59,9 +76,10 @@ constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
 
 // The model's time for `algorithm` over `ranks` ranks and `count` elements
 // of `elem_bytes` bytes (AlgorithmParams::node_ranks = costs.model.node_ranks,
-// the rest defaults): the simulated schedule's time plus per_call; above
+// the rest defaults): the simulated schedule's time under
+// costs.model_for(count x elem_bytes, ranks) plus per_call; above
 // kSimulatedCount, the line through the times at kSimulatedCount / 2 and
-// kSimulatedCount.
+// kSimulatedCount (under the same model).
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs);
 
