@@ -27,12 +27,9 @@
 #include <earlybird/collectives/predict.hpp>
 #include <earlybird/machine_probe.hpp>
 
-#include <algorithm>
 #include <array>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <fstream>
 #include <vector>
 
@@ -51,18 +48,21 @@ constexpr std::array<std::size_t, 2> kLatencyBytes{8, 4096};
 constexpr std::array<const char*, 3> kBandwidthAlgorithms{"ring", "rabenseifner", "recursive_doubling"};
 constexpr std::array<std::size_t, 4> kBandwidthBytes{64u << 10, 1u << 20, 4u << 20, 16u << 20};
 
+// The local passes for gamma and copy: one that stays in the caches, one
+// that goes past them.
+constexpr std::size_t kInCacheBytes = 256u << 10;
+constexpr std::size_t kInMemoryBytes = 8u << 20;
+
 // gamma and copy: every rank at once over `bytes`, the slowest rank's best
-// of 7; 256 KiB stays in the caches, 8 MiB goes past them.
+// of 7.
 coll::LocalRates measure_local_rates(std::size_t bytes) {
   const MemoryRates rates = measure_memory_rates(MPI_COMM_WORLD, bytes, 7);
   return {rates.reduce_s_per_byte, rates.copy_s_per_byte};
 }
-constexpr std::size_t kInCacheBytes = 256u << 10;
-constexpr std::size_t kInMemoryBytes = 8u << 20;
 
 // Medians of `algorithms` at `bytes` (MPI's default first, as the reference).
-std::vector<coll::TimedAllreduce> measure(Communicator& comm, const std::vector<const char*>& algorithms, std::size_t bytes,
-                            double budget, Totals& totals) {
+std::vector<coll::TimedAllreduce> measure(Communicator& comm, const std::vector<const char*>& algorithms,
+                                          std::size_t bytes, double budget, Totals& totals) {
   const CollectiveSpec& spec = collective_spec("allreduce");
   std::vector<Contender> contenders{mpi_contender(spec, "mpi:default", MPI_COMM_WORLD)};
   for (const char* name : algorithms) contenders.push_back(earlybird_contender(spec, name, comm, {}));
@@ -82,7 +82,8 @@ std::vector<coll::TimedAllreduce> measure(Communicator& comm, const std::vector<
 
 template <std::size_t N>
 std::vector<coll::TimedAllreduce> measure_all(Communicator& comm, const std::vector<const char*>& algorithms,
-                                const std::array<std::size_t, N>& sizes, const CalibrateOptions& o, Totals& totals) {
+                                              const std::array<std::size_t, N>& sizes, const CalibrateOptions& o,
+                                              Totals& totals) {
   std::vector<coll::TimedAllreduce> all;
   for (std::size_t bytes : sizes)
     for (const coll::TimedAllreduce& s : measure(comm, algorithms, bytes, o.budget_s, totals)) all.push_back(s);
