@@ -19,6 +19,7 @@ namespace earlybird {
 
 namespace detail {
 class FutureState;
+class CommCore;
 }
 
 class Future {
@@ -26,7 +27,7 @@ class Future {
   Future() = default;  // an invalid future; valid() is false
   explicit Future(std::shared_ptr<detail::FutureState> state) : state_(std::move(state)) {}
 
-  bool valid() const { return state_ != nullptr; }
+  bool valid() const { return completed_ || state_ != nullptr; }
   // True once completed (successfully or not); never blocks.
   bool ready() const;
   // Blocks until completion; rethrows the collective's error.
@@ -43,7 +44,15 @@ class Future {
   void on_complete(std::function<void(std::exception_ptr)> callback) const;
 
  private:
+  // A future complete from the start, with no shared state: what a small
+  // collective that finished inside the call returns (two atomic reference
+  // count updates fewer per call than a shared completed state).
+  friend class detail::CommCore;
+  struct CompletedTag {};
+  explicit Future(CompletedTag) : completed_(true) {}
+
   std::shared_ptr<detail::FutureState> state_;
+  bool completed_ = false;
 };
 
 namespace detail {

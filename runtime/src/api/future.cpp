@@ -110,27 +110,30 @@ oneapi::tbb::task_arena& continuation_arena() {
 }
 }  // namespace
 
-bool Future::ready() const { return state_ && state_->ready(); }
+bool Future::ready() const { return completed_ || (state_ && state_->ready()); }
 
 void Future::wait() const {
+  if (completed_) return;
   if (!state_) throw Error("earlybird: wait() on an invalid Future");
   state_->wait();
 }
 
 bool Future::wait_for(std::chrono::nanoseconds timeout) const {
+  if (completed_) return true;
   if (!state_) throw Error("earlybird: wait_for() on an invalid Future");
   return state_->wait_for(timeout);
 }
 
 void Future::on_complete(std::function<void(std::exception_ptr)> callback) const {
+  if (completed_) return callback(nullptr);
   if (!state_) throw Error("earlybird: on_complete() on an invalid Future");
   state_->on_complete(std::move(callback));
 }
 
 Future Future::then(std::function<void()> continuation) const {
-  if (!state_) throw Error("earlybird: then() on an invalid Future");
+  if (!valid()) throw Error("earlybird: then() on an invalid Future");
   auto next = std::make_shared<detail::FutureState>();
-  state_->on_complete([next, continuation = std::move(continuation)](std::exception_ptr error) {
+  on_complete([next, continuation = std::move(continuation)](std::exception_ptr error) {
     if (error) return next->fail(error);
     // Run on a TBB worker: the completing thread may be the progress thread.
     detail::enqueue(continuation_arena(), [next, continuation] {

@@ -26,7 +26,7 @@ class Driver {
   // thread that already holds it (a completion callback submitting a
   // collective: it is queued instead).
   bool try_acquire() {
-    if (held_here() || !mutex_.try_lock()) return false;
+    if (held_here() || held_.exchange(true, std::memory_order_acquire)) return false;
     holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     return true;
   }
@@ -35,7 +35,7 @@ class Driver {
     std::vector<std::function<void()>> deferred;
     deferred.swap(after_release_);
     holder_.store(std::thread::id{}, std::memory_order_relaxed);
-    mutex_.unlock();
+    held_.store(false, std::memory_order_release);
     for (auto& work : deferred) work();
   }
   // Holder only: `work` runs once the drive is released. Completing a Future
@@ -74,7 +74,9 @@ class Driver {
   }
 
  private:
-  std::mutex mutex_;
+  // Taken only by try_acquire, never waited for: a flag, not a mutex (a
+  // pthread mutex's trylock and unlock cost ~15 ns of a 90 ns call at P = 1).
+  std::atomic<bool> held_{false};
   std::atomic<std::thread::id> holder_{};
   std::atomic<bool> caller_holds_{false};
   std::vector<std::function<void()>> after_release_;  // holder only

@@ -106,7 +106,7 @@ void InlineCollective::start(std::uint64_t sequence) {
     return;
   }
   value_ = flag_value(sequence, signature_);
-  lane_offset_ = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kLanes));
+  lane_offset_ = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kInlineLanes));
   poll();
 }
 
@@ -166,7 +166,7 @@ bool InlineCollective::poll() {
   bool progressed = false;
   if (!published_) {
     if (publishes_) {
-      if (!lanes_->all_free(rank_, sequence_)) {
+      if (!lanes_->all_free(rank_, sequence_, WindowLayout::kInlineLanes)) {
         watch();
         return false;
       }

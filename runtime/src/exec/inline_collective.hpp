@@ -24,10 +24,11 @@
 // bytes read; no round waits on another rank's partial result.
 // Limitations: published vector <= 448 bytes (8 lines of 56 bytes).
 //
-// Lane reuse: a rank rewrites lane n % 2's lines for collective n + 2 only
-// once every peer is known to have finished n (LaneGuard: implied after an
-// allreduce, allgather or reduce-scatter, asked otherwise), so no reader sees
-// them change under it.
+// Lane reuse: collective n uses inline lane n % 8 (WindowLayout); a rank
+// rewrites it for n + 8 only once every peer is known to have finished n
+// (LaneGuard: implied after an allreduce, allgather or reduce-scatter, asked
+// otherwise: a remote read, once per seven calls of a rooted collective), so
+// no reader sees them change under it.
 //
 // state       waits for                                     then
 // guarding    every peer free for this sequence (publishers)  write own lines

@@ -2,8 +2,9 @@
 // finished, so that no rank writes (data or flags) into a peer's window lane
 // that the peer may still read.
 //
-// Collective n uses lane n % 2, last used by n-2: writing a peer's lane for n
-// is safe once the peer finished n-2. Knowledge comes two ways:
+// Collective n uses lane n % L (L lanes: WindowLayout::kLanes for Operations,
+// kInlineLanes for the inline lines), last used by n-L: writing a peer's lane
+// for n is safe once the peer finished n-L. Knowledge comes two ways:
 //   - implied: a collective whose every rank's completion depends on every
 //     rank's start (allreduce, allgather, reduce-scatter with data) tells a rank
 //     that completes n that every peer started n, hence finished n-1;
@@ -25,9 +26,11 @@ class LaneGuard {
  public:
   LaneGuard(Transport& transport, int ranks) : transport_(&transport), known_done_(static_cast<std::size_t>(ranks), 0) {}
 
-  // May this rank write `peer`'s lane for collective `sequence`?
-  bool free(int peer, std::uint64_t sequence) const {
-    return sequence <= 2 || known_done_[static_cast<std::size_t>(peer)] >= sequence - 2;
+  // May this rank write `peer`'s lane for collective `sequence`, of `lanes`
+  // lanes taken in turn?
+  bool free(int peer, std::uint64_t sequence, int lanes = WindowLayout::kLanes) const {
+    const auto distance = static_cast<std::uint64_t>(lanes);
+    return sequence <= distance || known_done_[static_cast<std::size_t>(peer)] >= sequence - distance;
   }
   // Asks `peer` (one remote read) how far it got.
   void ask(int peer) {
@@ -35,13 +38,13 @@ class LaneGuard {
     known = std::max(known, transport_->load_remote(peer, WindowLayout::kDoneWordOffset));
   }
   // May this rank (`self`) rewrite its own lane for `sequence`, which every
-  // peer may have read in sequence - 2? Asks the peers not known to be free.
-  bool all_free(int self, std::uint64_t sequence) {
+  // peer may have read in sequence - lanes? Asks the peers not known to be free.
+  bool all_free(int self, std::uint64_t sequence, int lanes) {
     bool free = true;
     for (int peer = 0; peer < static_cast<int>(known_done_.size()); ++peer) {
-      if (peer == self || this->free(peer, sequence)) continue;
+      if (peer == self || this->free(peer, sequence, lanes)) continue;
       ask(peer);
-      free = free && this->free(peer, sequence);
+      free = free && this->free(peer, sequence, lanes);
     }
     return free;
   }

@@ -1,10 +1,10 @@
-// Layout of a communicator's window: a header, the arrival board, then two
-// lanes used by alternate collectives (sequence number n uses lane n % 2),
-// each with the inline lines (exec/inline_collective.hpp: only that executor
-// writes them, so a stale line holds an older flag value, never data), a
-// flag area and scratch.
+// Layout of a communicator's window: a header, the arrival board, eight
+// inline lanes (exec/inline_collective.hpp: only that executor writes them,
+// so a stale line holds an older flag value, never data; sequence number n
+// uses inline lane n % 8), then two lanes used by alternate collectives run
+// as Operations (n uses lane n % 2), each with a flag area and scratch.
 //
-//   [ header ][ arrival board ][ lane 0: inline | flags[0..F) | scratch S ][ lane 1: ... ]
+//   [ header ][ arrival board ][ inline 0 | ... | inline 7 ][ lane 0: flags[0..F) | scratch S ][ lane 1: ... ]
 //
 // Header words: done (the sequence number of the last collective this rank
 // finished), entered (of the last one it started: straggler reports),
@@ -13,10 +13,13 @@
 // pap/arrival_board.hpp; only rank 0's is used, every rank has one so that
 // all windows have one layout.
 //
-// The done word A rank writes a peer's lane for collective n only once it knows the
-// peer finished n-2, the lane's previous user (LaneGuard, docs/design.md).
-// Flags carry the sequence number, so a flag left over from n never satisfies
-// a wait of n+2.
+// A rank writes a peer's lane for collective n only once it knows the peer
+// finished the lane's previous user: n-2 for the two lanes, n-8 for the
+// inline lanes (LaneGuard, docs/design.md). Eight inline lanes let a rooted
+// collective (bcast, reduce), whose completion tells a rank nothing about
+// its peers, ask a peer how far it got once per seven calls, not every other
+// call. Flags carry the sequence number, so a flag left over from n never
+// satisfies a wait of n+2.
 #pragma once
 
 #include <cstddef>
@@ -26,35 +29,36 @@ namespace earlybird {
 
 struct WindowLayout {
   static constexpr int kLanes = 2;
+  static constexpr int kInlineLanes = 8;
   static constexpr std::size_t kHeaderBytes = 64;
   static constexpr std::size_t kDoneWordOffset = 0;
   static constexpr std::size_t kEnteredWordOffset = 8;
   static constexpr std::size_t kWarmUpWordOffset = 16;
   static constexpr std::size_t kTicketCounterOffset = 24;
   static constexpr std::size_t kBoardOffset = kHeaderBytes;
-  static constexpr std::size_t kInlineBytes = 8 * 64;  // per lane: 8 cache lines
+  static constexpr std::size_t kInlineBytes = 8 * 64;  // per inline lane: 8 cache lines
   int ranks = 1;
   std::size_t flags_per_lane = 0;
   std::size_t scratch_bytes = 0;  // per lane, a multiple of 64
 
-  std::size_t lane_bytes() const { return kInlineBytes + flags_per_lane * sizeof(std::uint64_t) + scratch_bytes; }
+  std::size_t lane_bytes() const { return flags_per_lane * sizeof(std::uint64_t) + scratch_bytes; }
   // Arrival board: estimates[2][P], then per parity tickets[P], arrivals[P],
   // decision[P + 1] (8 P + 2 words), rounded up to 64 bytes.
   std::size_t board_bytes() const {
     const std::size_t words = 8 * static_cast<std::size_t>(ranks) + 2;
     return (words * sizeof(std::uint64_t) + 63) / 64 * 64;
   }
-  std::size_t total_bytes() const { return kHeaderBytes + board_bytes() + kLanes * lane_bytes(); }
+  std::size_t total_bytes() const { return lane_offset(kLanes); }
+  std::size_t inline_offset(int inline_lane) const {
+    return kHeaderBytes + board_bytes() + static_cast<std::size_t>(inline_lane) * kInlineBytes;
+  }
   std::size_t lane_offset(int lane) const {
-    return kHeaderBytes + board_bytes() + static_cast<std::size_t>(lane) * lane_bytes();
+    return inline_offset(kInlineLanes) + static_cast<std::size_t>(lane) * lane_bytes();
   }
-  std::size_t inline_offset(int lane) const { return lane_offset(lane); }
   std::size_t flag_offset(int lane, std::uint32_t flag) const {
-    return lane_offset(lane) + kInlineBytes + flag * sizeof(std::uint64_t);
+    return lane_offset(lane) + flag * sizeof(std::uint64_t);
   }
-  std::size_t scratch_offset(int lane) const {
-    return lane_offset(lane) + kInlineBytes + flags_per_lane * sizeof(std::uint64_t);
-  }
+  std::size_t scratch_offset(int lane) const { return lane_offset(lane) + flags_per_lane * sizeof(std::uint64_t); }
 };
 
 // Flag words hold (sequence << kSignatureBits) | signature. The signature is a
