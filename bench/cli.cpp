@@ -190,6 +190,9 @@ void add_sweep(CLI::App& app, SweepOptions& o) {
              "segment size passed to every earlybird algorithm; 0: each algorithm's default");
   add_number(*sweep, "--fanout", o.fanout, at_least(0),
              "fan-out passed to every earlybird algorithm; 0: each algorithm's default");
+  add_number(*sweep, "--back-to-back", o.back_to_back, at_least(1),
+             "calls timed together per sample after one barrier, reported per call (a loop of calls, as an "
+             "application issues them; only the last call's result is checked); 1: a barrier before every call");
   add_csv(*sweep, o);
 }
 

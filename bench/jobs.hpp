@@ -27,6 +27,7 @@ struct SweepOptions : JobOptions {
   double budget_s = 0.3;                    // timing per contender and size
   std::size_t segment_bytes = 0;            // 0: each algorithm's default
   int fanout = 0;                           // 0: each algorithm's default
+  int back_to_back = 1;                     // calls per timed sample, after one barrier
 };
 
 struct OverlapOptions : JobOptions {

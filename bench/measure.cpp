@@ -14,11 +14,12 @@ namespace {
 // Seeds the order contenders are timed in within each round.
 constexpr unsigned kOrderSeed = 20261126;
 
-double timed_call(const Contender& contender, Buffers& buffers) {
+// Seconds per call of `calls` calls in a row after one barrier.
+double timed_call(const Contender& contender, Buffers& buffers, int calls = 1) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = MPI_Wtime();
-  contender.call(buffers);
-  return MPI_Wtime() - t0;
+  for (int c = 0; c < calls; ++c) contender.call(buffers);
+  return (MPI_Wtime() - t0) / calls;
 }
 
 // The error message of one untimed call, or "" when it succeeded.
@@ -73,13 +74,13 @@ struct Samples {
 }  // namespace
 
 SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>& contenders, std::size_t count,
-                        double budget, int rank, int ranks) {
+                        double budget, int rank, int ranks, int back_to_back) {
   Buffers buffers = make_buffers(spec, rank, ranks, count);
   SizeResult result;
   result.bytes = count * sizeof(float);
   result.outcomes.resize(contenders.size());
   warm_up(spec, contenders, buffers, result.outcomes);
-  result.iterations = iterations_for_round(contenders, result.outcomes, buffers, budget);
+  result.iterations = iterations_for_round(contenders, result.outcomes, buffers, budget / back_to_back);
   std::vector<Samples> samples(contenders.size());
   // Each round times the contenders in a fresh order (the same on every
   // rank: one seed, one generator), so none always follows an MPI call: the
@@ -92,7 +93,7 @@ SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>
     for (std::size_t i : order) {
       if (!result.outcomes[i].timed()) continue;
       reset_output(spec, buffers);
-      samples[i].seconds.push_back(timed_call(contenders[i], buffers));
+      samples[i].seconds.push_back(timed_call(contenders[i], buffers, back_to_back));
       samples[i].wrong.push_back(output_matches(spec, buffers) ? 0.0 : 1.0);
     }
   }

@@ -73,6 +73,7 @@ struct Report {
   const CollectiveSpec& spec;
   const std::vector<Contender>& contenders;
   int ranks;
+  int back_to_back;
 
   double busbw_gbs(const SizeResult& r, const Outcome& o) const {
     const double bytes = static_cast<double>(moved_bytes(spec, ranks, r.bytes / sizeof(float)));
@@ -80,6 +81,10 @@ struct Report {
   }
 
   void print_header() const {
+    if (back_to_back > 1)
+      std::printf("# timing: %d calls back to back per sample after one barrier, the slowest rank's time per call\n", back_to_back);
+    else
+      std::printf("# timing: a barrier before every call, the slowest rank's time\n");
     std::printf(
         "# ratio = median / %s median (default choice, mpi:default); /best = median / the fastest MPI "
         "variant's; below 1: faster; times in us\n"
@@ -97,12 +102,12 @@ struct Report {
         std::printf("%10zu  %-*s failed: %s\n", r.bytes, label_width(), contenders[i].label.c_str(), o.error.c_str());
         continue;
       }
-      std::printf("%10zu  %-*s %10.1f %10.1f %10.1f %7.2f %7.2f %9.2f %6lld\n", r.bytes, label_width(),
+      std::printf("%10zu  %-*s %10.2f %10.2f %10.2f %7.2f %7.2f %9.2f %6lld\n", r.bytes, label_width(),
                   contenders[i].label.c_str(), o.stats.median * 1e6, o.stats.p10 * 1e6, o.stats.p90 * 1e6,
                   o.stats.median / mpi.median, o.stats.median / r.outcomes[best].stats.median, busbw_gbs(r, o),
                   o.wrong);
     }
-    std::printf("# %s: fastest MPI variant %s (%.1f us)\n", format_bytes(r.bytes).c_str(),
+    std::printf("# %s: fastest MPI variant %s (%.2f us)\n", format_bytes(r.bytes).c_str(),
                 contenders[best].label.c_str(), r.outcomes[best].stats.median * 1e6);
     if (rates) print_memory_bound(r, *rates);
     print_pair_ratios(r);
@@ -202,14 +207,14 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   for (const auto& name : earlybird_algorithms(spec, o.algorithms))
     contenders.push_back(earlybird_contender(spec, name, comm, options));
 
-  const Report report{spec, contenders, ranks};
+  const Report report{spec, contenders, ranks, o.back_to_back};
   Csv csv(o.csv, Report::csv_header(), rank);
   if (rank == 0) report.print_header();
   Totals totals;
   const bool with_memory_bound = spec.kind == coll::Collective::allreduce && on_one_node();
   for (std::size_t bytes : o.sizes) {
     const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(float));
-    const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks);
+    const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back);
     add_to_totals(totals, contenders, r);
     std::optional<MemoryRates> rates;
     if (with_memory_bound && r.bytes >= kMemoryBoundFrom) rates = measure_memory_rates(MPI_COMM_WORLD, r.bytes, kMemoryRepetitions);
