@@ -171,7 +171,19 @@ void Operation::run_compute_task(std::uint32_t step) {
   inflight_tasks_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
+bool Operation::notifies_with_put(const PlanStep& s) const {
+  return s.kind == StepKind::put && s.note_end == s.note_begin + 1 && plan_->notes[s.note_begin].target == s.peer &&
+         buf_.blocks.stride_elems == 0;
+}
+
 void Operation::execute(const PlanStep& s, bool may_split) {
+  if (notifies_with_put(s)) {
+    const coll::Notification& note = plan_->notes[s.note_begin];
+    ctx_.transport->put_notify(real_rank(s.peer), scratch_offset(s.dst), local(s.src_buffer, s.src),
+                               s.src.count * elem_, ctx_.layout.flag_offset(lane_, note.flag),
+                               flag_value(sequence_, signature_));
+    return;
+  }
   if (buf_.blocks.stride_elems == 0) return execute_piece(s, s.src, s.dst, s.left, may_split);
   // Strided blocks: one piece per run of elements contiguous in every buffer.
   std::size_t done = 0;
@@ -218,7 +230,7 @@ void Operation::execute_piece(const PlanStep& s, coll::Range src, coll::Range ds
 
 void Operation::finish_step(std::uint32_t step) {
   const PlanStep& s = plan_->steps[step];
-  if (s.note_end != s.note_begin) {
+  if (s.note_end != s.note_begin && !notifies_with_put(s)) {
     if (!ctx_.driver->held_here()) {
       ctx_.driver->post([self = shared_from_this(), step] { self->finish_step(step); });
       return;

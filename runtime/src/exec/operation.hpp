@@ -104,6 +104,10 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   // One piece of step `s` whose ranges are contiguous in every buffer.
   void execute_piece(const coll::PlanStep& s, coll::Range src, coll::Range dst, coll::Range left, bool may_split);
   void finish_step(std::uint32_t step);
+  // A put whose one notification goes to the put's own target, in one piece:
+  // the transport sends both together (Transport::put_notify), and
+  // finish_step has nothing left to notify.
+  bool notifies_with_put(const coll::PlanStep& s) const;
   void satisfy(std::uint32_t step);
   void check_flag(std::size_t index, bool& progressed);
   void watch();

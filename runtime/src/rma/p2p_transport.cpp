@@ -236,6 +236,10 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
     case Kind::notify:
       word_at(at(header.offset, sizeof(std::uint64_t), "a flag")).store(header.value, std::memory_order_release);
       return answer;
+    case Kind::put_notify:
+      std::memcpy(at(header.offset, data_bytes, "a put"), data, data_bytes);
+      word_at(at(header.flag_offset, sizeof(std::uint64_t), "a flag")).store(header.value, std::memory_order_release);
+      return answer;
     case Kind::get:
       answer.expected = true;
       answer.tag = static_cast<int>(header.answer_tag);
@@ -416,6 +420,13 @@ void P2pTransport::get(int target, std::size_t offset, void* dst, std::size_t by
 void P2pTransport::notify(int target, std::size_t offset, std::uint64_t value) {
   std::lock_guard lock(mutex_);
   send(target, Header{Kind::notify, offset, 0, value}, nullptr, 0);
+}
+
+void P2pTransport::put_notify(int target, std::size_t offset, const void* src, std::size_t bytes,
+                              std::size_t flag_offset, std::uint64_t value) {
+  if (bytes > kInlineBytes) return Transport::put_notify(target, offset, src, bytes, flag_offset, value);
+  std::lock_guard lock(mutex_);
+  send(target, Header{Kind::put_notify, offset, bytes, value, flag_offset}, src, bytes);
 }
 
 std::uint64_t P2pTransport::load_flag(std::size_t offset) {

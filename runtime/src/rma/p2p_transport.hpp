@@ -51,8 +51,8 @@
 //
 // Cost: a put of m bytes is one message (m ≤ kInlineBytes, copied once on
 // each side) or 1 + ceil(m / kDataPieceBytes) (header, then the data
-// received in place); a read is a
-// round trip. Limitation: one request in flight per caller (the progress
+// received in place); a put and the flag raised for it at the same target
+// (put_notify) one message up to kInlineBytes; a read is a round trip. Limitation: one request in flight per caller (the progress
 // thread), as with the RMA transport's flush after every operation.
 #pragma once
 
@@ -96,6 +96,10 @@ class P2pTransport final : public Transport {
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
   void notify(int target, std::size_t offset, std::uint64_t value) override;
+  // One message up to kInlineBytes (each message across hosts costs ~8 us
+  // on the emulated testbed, docs/benchmarks.md); larger: put, then notify.
+  void put_notify(int target, std::size_t offset, const void* src, std::size_t bytes, std::size_t flag_offset,
+                  std::uint64_t value) override;
   std::uint64_t load_flag(std::size_t offset) override;
   std::uint64_t load_remote(int target, std::size_t offset) override;
   void store_local(std::size_t offset, std::uint64_t value) override;
@@ -110,12 +114,15 @@ class P2pTransport final : public Transport {
   void close() override;
 
  private:
-  enum class Kind : std::uint64_t { put, put_data, notify, get, load_words, store_words, fetch_add, close, gone };
+  enum class Kind : std::uint64_t {
+    put, put_data, notify, put_notify, get, load_words, store_words, fetch_add, close, gone
+  };
   struct Header {
     Kind kind;
     std::uint64_t offset;
-    std::uint64_t count;  // bytes (put, put_data, get) or words (load_words, store_words)
-    std::uint64_t value;  // notify, fetch_add
+    std::uint64_t count;  // bytes (put, put_data, put_notify, get) or words (load_words, store_words)
+    std::uint64_t value;  // notify, put_notify, fetch_add
+    std::uint64_t flag_offset = 0;  // put_notify: the flag raised after the data
     std::int64_t answer_tag = 0;  // requests that return something: the answer's tag
   };
   struct Posted {

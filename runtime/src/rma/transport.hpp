@@ -36,6 +36,14 @@ class Transport {
   // Atomically stores `value` into the 64-bit flag word at `offset` of target's
   // window, ordered after every put this rank completed to target before.
   virtual void notify(int target, std::size_t offset, std::uint64_t value) = 0;
+  // put(target, offset, ...) then notify(target, flag_offset, value): a step
+  // that sends data and raises the receiver's flag for it. A transport that
+  // pays per message carries both in one.
+  virtual void put_notify(int target, std::size_t offset, const void* src, std::size_t bytes, std::size_t flag_offset,
+                          std::uint64_t value) {
+    put(target, offset, src, bytes);
+    notify(target, flag_offset, value);
+  }
   // Atomic acquire load of a flag word in this rank's own window.
   virtual std::uint64_t load_flag(std::size_t offset) = 0;
   // Atomic read of a 64-bit word in target's window (a round trip).
