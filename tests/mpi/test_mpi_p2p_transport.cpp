@@ -2,7 +2,8 @@
 // p2p_transport.hpp), driven the way the progress thread drives it.
 //   - puts (inline and with data in several pieces, the last one short) then
 //     a notify arrive in order: the flag is never seen before the data it
-//     follows;
+//     follows; the same through put_notify (one request inline, put then
+//     notify above kInlineBytes);
 //   - requests that follow a large put apply after its data (the deferral
 //     path; whether a request really arrives while the data is still being
 //     received depends on MPI's timing: removing the deferral was not caught
@@ -69,17 +70,24 @@ std::vector<std::uint32_t> pattern(int rank, std::size_t words, std::uint32_t ro
 }
 
 // Every rank puts to the next one: a small put, a flag, a large put, a flag,
-// for several rounds. The receiver checks the data each flag vouches for.
+// for several rounds, then the same through put_notify. The receiver checks
+// the data each flag vouches for.
 void check_put_order(P2pTransport& t, MpiCheck& check) {
   const int next = (t.rank() + 1) % t.size(), previous = (t.rank() + t.size() - 1) % t.size();
   // 400 B inline; just under 1 MiB: data in 8 pieces (kDataPieceBytes), the last one short.
   const std::size_t small_words = 100, large_words = kSlot / 4 - 3;
   static_assert(kSlot % P2pTransport::kDataPieceBytes == 0 && kSlot > 4 * P2pTransport::kDataPieceBytes);
-  for (std::uint32_t round = 1; round <= 6; ++round) {
+  for (std::uint32_t round = 1; round <= 10; ++round) {
     const std::size_t words = round % 2 ? small_words : large_words;
     const auto out = pattern(t.rank(), words, round);
-    t.put(next, kData + static_cast<std::size_t>(t.rank()) * kSlot, out.data(), words * 4);
-    t.notify(next, kFlag + 8 * static_cast<std::size_t>(t.rank()), round);
+    const std::size_t slot = kData + static_cast<std::size_t>(t.rank()) * kSlot;
+    const std::size_t own_flag = kFlag + 8 * static_cast<std::size_t>(t.rank());
+    if (round <= 6) {
+      t.put(next, slot, out.data(), words * 4);
+      t.notify(next, own_flag, round);
+    } else {
+      t.put_notify(next, slot, out.data(), words * 4, own_flag, round);
+    }
     const std::size_t flag = kFlag + 8 * static_cast<std::size_t>(previous);
     const bool arrived = serve_until(t, [&] { return t.load_flag(flag) >= round; });
     check.expect(arrived, "put order: flag of round " + std::to_string(round) + " arrived");
