@@ -124,3 +124,21 @@ TEST_CASE("asking again picks up the peer's progress") {
   world.guard(0).ask(1);
   CHECK(last_free(world.guard(0), 1) == 4);
 }
+
+TEST_CASE("with eight lanes (the inline lines) a peer known done with n frees lanes up to n + 8") {
+  World world(3);
+  constexpr int kInline = WindowLayout::kInlineLanes;
+  for (std::uint64_t n = 1; n <= 8; ++n) CHECK(world.guard(0).free(1, n, kInline));  // nothing used yet
+  CHECK_FALSE(world.guard(0).free(1, 9, kInline));
+  world.guard(1).finished(5, false);
+  world.guard(0).ask(1);
+  CHECK(world.guard(0).free(1, 13, kInline));
+  CHECK_FALSE(world.guard(0).free(1, 14, kInline));
+  CHECK_FALSE(world.guard(0).free(1, 8));  // the same knowledge, two lanes: up to 7
+  SUBCASE("all_free asks only the peers not known to be free, and says whether all are") {
+    CHECK_FALSE(world.guard(0).all_free(0, 14, kInline));  // rank 1 at 5, rank 2 at 0
+    world.guard(1).finished(6, false);
+    world.guard(2).finished(6, false);
+    CHECK(world.guard(0).all_free(0, 14, kInline));
+  }
+}
