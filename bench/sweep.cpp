@@ -213,7 +213,8 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   Totals totals;
   const bool with_memory_bound = spec.kind == coll::Collective::allreduce && on_one_node();
   for (std::size_t bytes : o.sizes) {
-    const std::size_t count = std::max<std::size_t>(1, bytes / sizeof(float));
+    // 0 bytes: count 0, nothing exchanged (what a call costs beyond its data).
+    const std::size_t count = bytes == 0 ? 0 : std::max<std::size_t>(1, bytes / sizeof(float));
     const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back);
     add_to_totals(totals, contenders, r);
     std::optional<MemoryRates> rates;
