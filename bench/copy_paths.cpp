@@ -65,74 +65,76 @@ struct Row {
   int wrong = 0;
 };
 
-Row two_copies(const Shared& shared, std::vector<unsigned char>& own, std::vector<unsigned char>& dst, int rank,
-               int reps) {
+// `reps` rounds: the owner fills its buffer with round r's pattern, a
+// barrier, then `move(r)` on both ranks (each does its part); the reader's
+// time from the barrier, and whether `dst` then holds round r's data, where
+// `move` returns true (false: nothing arrived to check). A closing barrier
+// keeps the owner from refilling while the reader still copies.
+template <class Move>
+Row rounds(std::vector<unsigned char>& own, const std::vector<unsigned char>& dst, int rank, int reps, Move move) {
   std::vector<double> times;
   int wrong = 0;
   for (int r = 0; r < reps; ++r) {
     if (rank == kOwner) fill(own, r);
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    if (rank == kOwner) {
-      std::memcpy(shared.data, own.data(), own.size());
-      shared.flag->store(static_cast<std::uint64_t>(r) + 1, std::memory_order_release);
-    } else {
-      while (shared.flag->load(std::memory_order_acquire) != static_cast<std::uint64_t>(r) + 1) {
-      }
-      std::memcpy(dst.data(), shared.data, dst.size());
+    const bool arrived = move(r);
+    if (rank == kReader) {
       times.push_back(MPI_Wtime() - t0);
-      wrong += !holds(dst, r);
+      wrong += arrived && !holds(dst, r);
     }
+    MPI_Barrier(MPI_COMM_WORLD);
   }
   return {rank == kReader ? median(times) : 0, wrong};
+}
+
+Row two_copies(const Shared& shared, std::vector<unsigned char>& own, std::vector<unsigned char>& dst, int rank,
+               int reps) {
+  return rounds(own, dst, rank, reps, [&](int r) {
+    const auto round = static_cast<std::uint64_t>(r) + 1;
+    if (rank == kOwner) {
+      std::memcpy(shared.data, own.data(), own.size());
+      shared.flag->store(round, std::memory_order_release);
+      return false;
+    }
+    while (shared.flag->load(std::memory_order_acquire) != round) {
+    }
+    std::memcpy(dst.data(), shared.data, dst.size());
+    return true;
+  });
 }
 
 // The owner publishes its pid and buffer address once; the reader copies
-// with process_vm_readv after a barrier that follows the owner's fill.
+// with process_vm_readv, or says once that the kernel refused.
 Row readv(std::vector<unsigned char>& own, std::vector<unsigned char>& dst, int rank, int reps, bool& refused) {
   std::int64_t where[2] = {static_cast<std::int64_t>(getpid()), reinterpret_cast<std::int64_t>(own.data())};
   MPI_Bcast(where, 2, MPI_INT64_T, kOwner, MPI_COMM_WORLD);
-  std::vector<double> times;
-  int wrong = 0, failed = 0;
-  for (int r = 0; r < reps; ++r) {
-    if (rank == kOwner) fill(own, r);
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    if (rank == kReader && !failed) {
-      iovec local{dst.data(), dst.size()};
-      iovec remote{reinterpret_cast<void*>(where[1]), dst.size()};
-      const ssize_t got = process_vm_readv(static_cast<pid_t>(where[0]), &local, 1, &remote, 1, 0);
-      if (got != static_cast<ssize_t>(dst.size())) {
-        std::printf("# process_vm_readv refused: %s\n", got < 0 ? std::strerror(errno) : "short read");
-        failed = 1;
-      }
-      times.push_back(MPI_Wtime() - t0);
-      wrong += !failed && !holds(dst, r);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);  // the owner refills only after the read
-  }
+  int failed = 0;
+  const Row row = rounds(own, dst, rank, reps, [&](int) {
+    if (rank != kReader || failed) return false;
+    iovec local{dst.data(), dst.size()};
+    iovec remote{reinterpret_cast<void*>(where[1]), dst.size()};
+    const ssize_t got = process_vm_readv(static_cast<pid_t>(where[0]), &local, 1, &remote, 1, 0);
+    if (got == static_cast<ssize_t>(dst.size())) return true;
+    std::printf("# process_vm_readv refused: %s\n", got < 0 ? std::strerror(errno) : "short read");
+    failed = 1;
+    return false;
+  });
   MPI_Bcast(&failed, 1, MPI_INT, kReader, MPI_COMM_WORLD);
   refused = failed != 0;
-  return {rank == kReader && !refused ? median(times) : 0, wrong};
+  return refused ? Row{0, row.wrong} : row;
 }
 
 Row mpi_p2p(std::vector<unsigned char>& own, std::vector<unsigned char>& dst, int rank, int reps) {
-  std::vector<double> times;
-  int wrong = 0;
-  for (int r = 0; r < reps; ++r) {
-    if (rank == kOwner) fill(own, r);
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
+  return rounds(own, dst, rank, reps, [&](int r) {
     const int n = static_cast<int>(own.size());
     if (rank == kOwner) {
       MPI_Send(own.data(), n, MPI_BYTE, kReader, r, MPI_COMM_WORLD);
-    } else {
-      MPI_Recv(dst.data(), n, MPI_BYTE, kOwner, r, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      times.push_back(MPI_Wtime() - t0);
-      wrong += !holds(dst, r);
+      return false;
     }
-  }
-  return {rank == kReader ? median(times) : 0, wrong};
+    MPI_Recv(dst.data(), n, MPI_BYTE, kOwner, r, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return true;
+  });
 }
 
 std::string cell(const Row& row, std::size_t bytes) {
