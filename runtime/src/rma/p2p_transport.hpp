@@ -52,8 +52,9 @@
 // Cost: a put of m bytes is one message (m ≤ kInlineBytes, copied once on
 // each side) or 1 + ceil(m / kDataPieceBytes) (header, then the data
 // received in place); a put and the flag raised for it at the same target
-// (put_notify) one message up to kInlineBytes; a read is a round trip. Limitation: one request in flight per caller (the progress
-// thread), as with the RMA transport's flush after every operation.
+// (put_notify) one message up to kInlineBytes; a read is a round trip.
+// Limitation: one request in flight per caller (the progress thread), as
+// with the RMA transport's flush after every operation.
 #pragma once
 
 #include "mpi_comm.hpp"
