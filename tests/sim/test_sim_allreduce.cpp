@@ -338,6 +338,36 @@ TEST_CASE("caller-run collectives with late ranks hand over and stay exact") {
   }
 }
 
+// The inline fast path (one InlineCollective kept in place, the last inline
+// shape reused): calls of alternating shapes submitted without waiting, one
+// rank often late, so that some calls finish on the caller, some are handed
+// over to the progress thread and the ones behind them queue.
+TEST_CASE("inline calls submitted without waiting, with a late rank, stay exact and in order") {
+  constexpr int kCalls = 48;
+  for (int p : {2, 3}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    world.run([&](int rank, Communicator& comm) {
+      std::vector<std::vector<std::int64_t>> buffers;
+      std::vector<Future> futures;
+      buffers.reserve(kCalls);
+      for (int k = 0; k < kCalls; ++k) {
+        if (rank == p - 1 && k % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+        buffers.push_back(make_input<std::int64_t>(rank, 1 + static_cast<std::size_t>(k % 3), Op::sum));
+        futures.push_back(comm.allreduce(std::span<std::int64_t>(buffers.back()), Op::sum));
+      }
+      for (int k = 0; k < kCalls; ++k) {
+        const auto at = static_cast<std::size_t>(k);
+        wait_bounded(futures[at], rank, "unwaited inline call " + std::to_string(k));
+        if (count_wrong(buffers[at], p, Op::sum))
+          failures.add("rank " + std::to_string(rank) + " call " + std::to_string(k) + " wrong");
+      }
+    });
+    failures.report();
+  }
+}
+
 // Two user threads per rank share one communicator and take turns to submit
 // (collectives must be called in the same order on every rank): one submits
 // large collectives (queued to the progress thread), the other small ones

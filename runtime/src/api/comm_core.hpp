@@ -31,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -167,11 +168,25 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   };
   Pending batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared, std::size_t b,
                 const CallContext& context);
+  static OperationBuffers buffers_of(const CollectiveCall& call, const Prepared& p, std::size_t b);
+  static Pending pending_of(const CollectiveCall& call, const Prepared& p, std::size_t b,
+                            std::shared_ptr<CollectiveTask> task, std::shared_ptr<FutureState> future);
   void enqueue(std::vector<Pending> items);
   // Caller-run: small, statically bound, one batch (any transport: the p2p
   // transport locks its state per transport, rma/p2p_transport.hpp).
   bool caller_may_run(const Prepared& p) const;
   Future run_here(Pending item);
+  // The inline fast path (docs/design.md, "Execution"): a caller-run call on
+  // the inline lines, run in inline_task_ with no allocation and no queue
+  // entry, when the drive is free and nothing is queued; none otherwise.
+  // `prepared`: the call's prepared shape, which becomes hot_; null: hot_'s
+  // shape, if the call has it (found without the shape cache's lock).
+  std::optional<Future> run_inline_here(const CollectiveCall& call, const std::shared_ptr<const Prepared>* prepared);
+  // Drive holder, idle, hot_ the call's shape.
+  Future run_inline(const CollectiveCall& call, bool& handed_over);
+  // Drive holder: a caller-run task the caller gives up on gets a Future, and
+  // the progress thread takes over.
+  std::shared_ptr<FutureState> hand_over(Pending& pending);
   // One rank, idle communicator: the call is a local copy (or nothing), done
   // here without a task, plan or sequence number. False when busy.
   bool run_alone(const CollectiveCall& call);
@@ -187,6 +202,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // Asks the progress thread to poll this communicator.
   void wake_engine();
   void start_next();
+  void start_active();
   void retire();
   std::exception_ptr naming_absent_ranks(std::exception_ptr error, std::uint64_t sequence);
   void check_straggler();
@@ -223,6 +239,10 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   bool serving_ = false;  // polling a transport that needs service, until close()
   std::string broken_;
   std::vector<std::shared_ptr<FutureState>> drain_waiters_;
+  // The inline fast path's shape and task (the task is active_'s op while it
+  // runs, through a pointer that owns nothing; replaced only when idle).
+  std::shared_ptr<const Prepared> hot_;
+  std::optional<InlineCollective> inline_task_;
 };
 
 std::shared_ptr<FutureState> failed_future(const std::string& message);

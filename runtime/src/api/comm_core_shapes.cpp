@@ -136,23 +136,40 @@ void CommCore::plan_batches(Prepared& p) {
   }
 }
 
-// The task of batch `b` (a consecutive element range; of every block for
-// allgather and reduce_scatter, whose blocks then lie further apart in the
-// user's buffer than in the batch's plan): an Operation, or the inline lines.
-CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
-                                  std::size_t b, const CallContext& context) {
-  const Prepared& p = *prepared;
-  const PlanCache::Key& key = p.batch_keys[b];
+// Batch `b`'s slice of the user's buffers (a consecutive element range; of
+// every block for allgather and reduce_scatter, whose blocks then lie further
+// apart in the user's buffer than in the batch's plan).
+OperationBuffers CommCore::buffers_of(const CollectiveCall& call, const Prepared& p, std::size_t b) {
   const std::size_t elem = size_of(call.type);
   const auto offset = static_cast<std::ptrdiff_t>(b * p.per_batch * elem);
   const auto* in = static_cast<const std::byte*>(call.input);
   auto* out = static_cast<std::byte*>(call.output);
   OperationBuffers buffers{in ? in + offset : nullptr, out ? out + offset : nullptr, call.type, call.op,
                            call.owned_input, {}};
+  const std::size_t batch_count = p.batch_keys[b].count;
   if (p.batch_keys.size() > 1 && call.collective == coll::Collective::allgather)
-    buffers.blocks = {coll::Buffer::output, key.count, call.count};
+    buffers.blocks = {coll::Buffer::output, batch_count, call.count};
   if (p.batch_keys.size() > 1 && call.collective == coll::Collective::reduce_scatter)
-    buffers.blocks = {coll::Buffer::input, key.count, call.count};
+    buffers.blocks = {coll::Buffer::input, batch_count, call.count};
+  return buffers;
+}
+
+// The queue entry of batch `b`, run by `task`.
+CommCore::Pending CommCore::pending_of(const CollectiveCall& call, const Prepared& p, std::size_t b,
+                                       std::shared_ptr<CollectiveTask> task, std::shared_ptr<FutureState> future) {
+  const std::size_t batch_count = p.batch_keys[b].count;
+  const std::size_t allreduce_bytes =
+      call.collective == coll::Collective::allreduce ? batch_count * size_of(call.type) : 0;
+  return {std::move(task), std::move(future), b + 1 == p.batch_keys.size(),
+          coll::completion_implies_all_started(call.collective), p.straggler_after, allreduce_bytes, nullptr, 0};
+}
+
+// Batch `b` of the call: an Operation, or the inline lines.
+CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
+                                  std::size_t b, const CallContext& context) {
+  const Prepared& p = *prepared;
+  const PlanCache::Key& key = p.batch_keys[b];
+  const OperationBuffers buffers = buffers_of(call, p, b);
   std::shared_ptr<const std::string> description(prepared, &p.description);
   std::shared_ptr<CollectiveTask> task;
   if (p.runs_inline) {
@@ -164,9 +181,7 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
     task = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us), ctx,
                                        buffers, p.signature, p.timeout, std::move(description));
   }
-  const std::size_t allreduce_bytes = call.collective == coll::Collective::allreduce ? key.count * elem : 0;
-  return {std::move(task), context.future, b + 1 == p.batch_keys.size(),
-          coll::completion_implies_all_started(call.collective), p.straggler_after, allreduce_bytes, nullptr, 0};
+  return pending_of(call, p, b, std::move(task), context.future);
 }
 
 // Above this a collective's copies and reductions may become TBB tasks and
