@@ -94,11 +94,13 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   profile.node.model.alpha = 1.25e-6;
   profile.network.model.beta = 3e-9;
   profile.network.per_call = 7e-6;
+  profile.node.model.wake = 4.5e-6;
   profile.node.memory = {4194304, 2.5e-10, 7.5e-11, 6.5e-11};
   const MachineProfile read = read_profile(written("# calibrated\n" + format_profile(profile)));
   CHECK(read.node.model.alpha == relative(1.25e-6));
   CHECK(read.network.model.beta == relative(3e-9));
   CHECK(read.network.per_call == relative(7e-6));
+  CHECK(read.node.model.wake == relative(4.5e-6));
   CHECK(read.node.model.gamma == relative(profile.node.model.gamma));
   CHECK(read.node.memory.from_bytes == relative(4194304, 1e-3));  // written to 4 digits
   CHECK(read.node.memory.beta == relative(2.5e-10));
@@ -158,6 +160,28 @@ TEST_CASE("auto: the model's first choice for the call's size class; the inline 
   // A communicator beyond kModelRanks takes the choice made for kModelRanks.
   CHECK(default_algorithm(Collective::allreduce, 1 << 20, 1000, true) ==
         default_algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
+}
+
+TEST_CASE("auto on a node whose ranks outnumber its cores: the model with the cores shared") {
+  using earlybird::config::default_algorithm;
+  using earlybird::config::shared_cores;
+  CHECK(shared_cores(4, 2) == 2);
+  CHECK(shared_cores(2, 2) == 0);
+  LevelCosts node = earlybird::config::machine_profile().node;  // defaults
+  node.model.cores = 2;
+  for (std::size_t bytes : {std::size_t{1024}, std::size_t{32768}, std::size_t{1 << 20}}) {
+    CAPTURE(bytes);
+    const auto ranked = predict_all(Collective::allreduce, 4, bytes / 4, 4, true, node);
+    CHECK(default_algorithm(Collective::allreduce, bytes, 4, true, true, 0, nullptr, 2) == ranked.front().algorithm);
+  }
+  // At 4 KiB the switches between ranks outweigh the rounds: a reduce and a
+  // broadcast tree (six steps that wait on another rank) beat Rabenseifner
+  // (the unshared model's choice, sixteen).
+  const std::string unshared = default_algorithm(Collective::allreduce, 4096, 4, true, true);
+  const std::string shared = default_algorithm(Collective::allreduce, 4096, 4, true, true, 0, nullptr, 2);
+  CHECK(unshared != shared);
+  CHECK(predict(*find_algorithm(Collective::allreduce, shared), 4, 1024, 4, node) <
+        predict(*find_algorithm(Collective::allreduce, unshared), 4, 1024, 4, node));
 }
 
 TEST_CASE("auto over nodes: the two-level model's choice, hierarchical where the node layout is not a power of two") {

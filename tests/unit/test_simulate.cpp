@@ -82,6 +82,28 @@ TEST_CASE("simulate: two levels, by hand: node-level cost inside a node, one sha
   CHECK(flat.finish[2] == 17);
 }
 
+TEST_CASE("simulate: shared CPUs, by hand: ranks take turns on them and pay a switch when one changes rank") {
+  // Three independent reductions (8 each) on three ranks.
+  Builder b("three_reductions", 3, 4);
+  for (int r = 0; r < 3; ++r) b.reduce(slot(r, Buffer::output, 4), slot(r, Buffer::input, 4), slot(r, Buffer::input, 4));
+  const Schedule three = std::move(b).finish();
+  CostModel shared = kModel;
+  shared.cores = 2;
+  shared.wake = 3;
+  // Two CPUs for three ranks: the third reduction waits for one, and is
+  // switched in where rank 0 ran (8 + 3 + 8).
+  CHECK(simulate(three, 8, shared).finish == std::vector<double>{8, 8, 19});
+  CHECK(simulate(three, 8, kModel).finish == std::vector<double>{8, 8, 8});
+  // Two CPUs: rank 1 reduces on the one nobody used (17 + 8); one CPU: on
+  // the one rank 0's put ran on (17 + 3 + 8).
+  CHECK(simulate(put_then_reduce(), 8, shared).finish == std::vector<double>{17, 25});
+  shared.cores = 1;
+  CHECK(simulate(put_then_reduce(), 8, shared).finish == std::vector<double>{17, 28});
+  CostModel bad = shared;
+  bad.wake = -1;
+  CHECK_THROWS_AS(simulate(three, 8, bad), std::invalid_argument);
+}
+
 TEST_CASE("simulate: bad arrivals or a negative model are refused") {
   CHECK_THROWS_AS(simulate(put_then_reduce(), 8, kModel, {0, 1, 2}), std::invalid_argument);
   CHECK_THROWS_AS(simulate(put_then_reduce(), 8, CostModel{-1, 0, 0}), std::invalid_argument);

@@ -22,12 +22,13 @@ double& field_named(LevelCosts& costs, std::string_view key) {
   if (key == "copy") return costs.model.copy_per_byte;
   if (key == "per_step") return costs.model.per_step;
   if (key == "per_call") return costs.per_call;
+  if (key == "wake") return costs.model.wake;
   if (key == "memory_from") return costs.memory.from_bytes;
   if (key == "memory_beta") return costs.memory.beta;
   if (key == "memory_gamma") return costs.memory.gamma;
   if (key == "memory_copy") return costs.memory.copy;
   throw std::invalid_argument("unknown key '" + std::string(key) +
-                              "' (alpha, beta, gamma, copy, per_step, per_call, memory_from, memory_beta, "
+                              "' (alpha, beta, gamma, copy, per_step, per_call, wake, memory_from, memory_beta, "
                               "memory_gamma, memory_copy)");
 }
 
@@ -54,6 +55,7 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
       << level << ".copy = " << c.model.copy_cost() << '\n'
       << level << ".per_step = " << c.model.per_step << '\n'
       << level << ".per_call = " << c.per_call << '\n'
+      << level << ".wake = " << c.model.wake << '\n'
       << level << ".memory_from = " << c.memory.from_bytes << '\n'
       << level << ".memory_beta = " << c.memory.beta << '\n'
       << level << ".memory_gamma = " << c.memory.gamma << '\n'
@@ -79,6 +81,10 @@ MachineProfile default_profile() {
   MachineProfile profile;
   // eb-bench calibrate, P = 2, one node (2-core VM, Open MPI 4.1.4), 2026-11-24.
   profile.node = {CostModel{1.46e-7, 1.05e-10, 5.59e-11, 5.53e-11, 0}, 5.1e-7};
+  // wake: fitted to a P = 4 sweep on the same VM (4 ranks on 2 cores,
+  // 512 B-32 KiB, every allreduce; docs/benchmarks.md, "Ranks sharing
+  // cores"), 2026-11-26.
+  profile.node.model.wake = 5e-6;
   // The same, 2 emulated hosts x 1 rank, 1 Gbit/s (scripts/cluster.sh), 2026-11-24.
   profile.network = {CostModel{1.17e-5, 6.81e-9, 5.57e-11, 4.47e-11, 0}, 1.25e-5};
   return profile;

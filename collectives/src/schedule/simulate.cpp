@@ -1,8 +1,8 @@
 // The schedule simulator (simulate.hpp): a list scheduler over the
 // schedule's DAG. Steps enter a queue ordered by the time their dependencies
 // (and their owner's arrival) allow them to start; each takes its resources
-// (out and in port for a transfer, the owner's CPU otherwise) as they come
-// free. O(S log S) for S steps, plus O(S) for the dependents' index.
+// (out and in port for a transfer, the owner's CPU otherwise; one of the
+// node's shared CPUs too where ranks outnumber them) as they come free. O(S log S) for S steps, plus O(S) for the dependents' index.
 #include <earlybird/collectives/simulate.hpp>
 
 #include "step_cost.hpp"
@@ -79,7 +79,9 @@ class Simulator {
         in_(ranks()),
         cpu_(ranks()),
         link_out_(nodes()),
-        link_in_(nodes()) {}
+        link_in_(nodes()),
+        shared_cpus_(model.cores > 0 ? std::max<std::size_t>(nodes(), 1) : 0,
+                     std::vector<Resource>(static_cast<std::size_t>(std::max(model.cores, 0)))) {}
 
   Simulation run() {
     std::vector<std::uint32_t> waiting(steps_.size());
@@ -119,6 +121,20 @@ class Simulator {
     return {&link_out_[node(sender)], &link_in_[node(receiver)]};
   }
   double arrival(int rank) const { return arrivals_.empty() ? 0 : arrivals_[static_cast<std::size_t>(rank)]; }
+  // With shared CPUs (model.cores): the one `rank` ran on last if it is free
+  // by `ready` (no switch), else the one of its node free first.
+  Resource* shared_cpu(int rank, double ready) {
+    if (shared_cpus_.empty()) return nullptr;
+    auto& cpus = shared_cpus_[model_.node_ranks > 0 ? static_cast<std::size_t>(rank / model_.node_ranks) : 0];
+    for (Resource& cpu : cpus)
+      if (cpu.free_at <= ready && cpu.last != kNoStep && steps_[cpu.last].owner == rank) return &cpu;
+    return &*std::min_element(cpus.begin(), cpus.end(),
+                              [](const Resource& a, const Resource& b) { return a.free_at < b.free_at; });
+  }
+  // A shared CPU another rank ran on last: `rank` is switched in first.
+  bool switched_in(const Resource* cpu, int rank) const {
+    return cpu && cpu->last != kNoStep && steps_[cpu->last].owner != rank;
+  }
 
   // Starts `id` when it is ready and its resources are free; records why it
   // started then.
@@ -133,7 +149,9 @@ class Simulator {
     started_by_[id] = ready_by_[id];
     why_[id] = ready_by_[id] != kNoStep ? "dependency" : arrival(step.owner) > 0 ? "arrival" : "start";
     const std::array<Resource*, 2> links = links_of(step);
-    for (const auto& resources : {held, links})
+    const std::array<Resource*, 2> shared{shared_cpu(step.owner, ready_[id]), nullptr};
+    const bool switched = switched_in(shared[0], step.owner);
+    for (const auto& resources : {held, links, shared})
       for (const Resource* r : resources)
         if (r && r->free_at > start) {
           start = r->free_at;
@@ -141,9 +159,10 @@ class Simulator {
           why_[id] = "busy";
         }
     start_[id] = start;
-    finish_[id] = start + cost_of(step, elem_bytes_, model_);
-    for (Resource* r : held)
-      if (r) *r = {finish_[id], id};
+    finish_[id] = start + cost_of(step, elem_bytes_, model_) + (switched ? model_.wake : 0);
+    for (const auto& resources : {held, shared})
+      for (Resource* r : resources)
+        if (r) *r = {finish_[id], id};
     for (Resource* r : links)  // the wire is busy for the bytes, not for alpha
       if (r) *r = {start + model_.beta * bytes_of(step, elem_bytes_), id};
   }
@@ -183,6 +202,7 @@ class Simulator {
   std::vector<const char*> why_;
   std::vector<Resource> out_, in_, cpu_;
   std::vector<Resource> link_out_, link_in_;  // per node, with two levels
+  std::vector<std::vector<Resource>> shared_cpus_;  // per node: its CPUs, with model.cores
   std::priority_queue<std::pair<double, StepId>, std::vector<std::pair<double, StepId>>, std::greater<>> queue_;
 };
 
@@ -194,8 +214,9 @@ Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const Cost
     throw std::invalid_argument("simulate: " + std::to_string(arrivals.size()) + " arrival times for " +
                                 std::to_string(schedule.ranks()) + " ranks");
   if (model.alpha < 0 || model.beta < 0 || model.gamma < 0 || model.per_step < 0 || model.node_alpha < 0 ||
-      model.node_beta < 0 || model.node_ranks < 0)
-    throw std::invalid_argument("simulate: alpha, beta, gamma, per_step and the node level must not be negative");
+      model.node_beta < 0 || model.node_ranks < 0 || model.cores < 0 || model.wake < 0)
+    throw std::invalid_argument(
+        "simulate: alpha, beta, gamma, per_step, the node level, cores and wake must not be negative");
   return Simulator(schedule, elem_bytes, model, arrivals).run();
 }
 

@@ -18,12 +18,13 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
 
 }  // namespace
 
-std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log) {
+std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log,
+                             int shared_cores) {
   if (!call.options.algorithm.empty() && call.options.algorithm != "auto") return call.options.algorithm;
   const bool commutative = !call.reduces() || call.op.commutative();
   std::string explanation;
   std::string chosen = config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative,
-                                                 direct, node_ranks, &explanation);
+                                                 direct, node_ranks, &explanation, shared_cores);
   if (log && !explanation.empty()) std::fputs(explanation.c_str(), stderr);
   return chosen;
 }

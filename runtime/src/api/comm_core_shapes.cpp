@@ -3,7 +3,9 @@
 // batches, whether they may run on the caller, and the task of each batch.
 #include "comm_core.hpp"
 
+#include "../config/algorithm_choice.hpp"
 #include "../pap/arrival_policy.hpp"
+#include "../topo/topology.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
 
@@ -87,7 +89,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
   try {
-    p->algorithm = choose_algorithm(call, size_, direct(), transport_->node_ranks(), options_.verbose && rank_ == 0);
+    p->algorithm = choose_algorithm(call, size_, direct(), transport_->node_ranks(), options_.verbose && rank_ == 0,
+                                    direct() ? config::shared_cores(size_, topo::core_count()) : 0);
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
     p->description = describe(call, "auto", rank_, size_);
     p->invalid = e.what();

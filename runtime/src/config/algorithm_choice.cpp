@@ -26,6 +26,7 @@ struct ChoiceKey {
   bool commutative;
   bool direct;
   int node_ranks;       // of the model's ranks: 0, or a divisor below them
+  int shared_cores;     // 0, or the cores an oversubscribed node's ranks share
   auto operator<=>(const ChoiceKey&) const = default;
 };
 
@@ -34,7 +35,18 @@ constexpr std::size_t kModelElemBytes = 4;
 
 std::string level_of(const ChoiceKey& key) {
   if (key.node_ranks > 0) return "nodes of " + std::to_string(key.node_ranks) + " ranks";
+  if (key.shared_cores > 0) return "node level, " + std::to_string(key.shared_cores) + " cores shared";
   return key.direct ? "node level" : "network level";
+}
+
+// The level's costs for `key`: two levels across nodes; on an oversubscribed
+// node its ranks share key.shared_cores CPUs (coll::CostModel::cores).
+coll::LevelCosts costs_for(const ChoiceKey& key, const coll::MachineProfile& profile) {
+  if (key.node_ranks > 0) return coll::spanning_nodes(profile, key.node_ranks);
+  if (!key.direct) return profile.network;
+  coll::LevelCosts node = profile.node;
+  node.model.cores = key.shared_cores;
+  return node;
 }
 
 std::string explain(const ChoiceKey& key, const std::vector<coll::Prediction>& ranked, const std::string& source) {
@@ -59,9 +71,7 @@ const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* 
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
   const coll::MachineProfile& profile = machine_profile();
-  const coll::LevelCosts costs = key.node_ranks > 0 ? coll::spanning_nodes(profile, key.node_ranks)
-                                 : key.direct       ? profile.node
-                                                    : profile.network;
+  const coll::LevelCosts costs = costs_for(key, profile);
   auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / kModelElemBytes, kModelElemBytes,
                                   key.commutative, costs);
   if (explanation) *explanation = explain(key, ranked, profile.source);
@@ -124,7 +134,7 @@ const coll::MachineProfile& machine_profile() {
 }
 
 std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
-                              int node_ranks, std::string* explanation) {
+                              int node_ranks, std::string* explanation, int shared_cores) {
   // What one rank publishes on the inline lines: reduce-scatter its P blocks.
   const std::size_t published = collective == Collective::reduce_scatter ? bytes * static_cast<std::size_t>(ranks) : bytes;
   if (direct && ranks > 1 && published <= kInlineFlagsBytes) {
@@ -134,7 +144,11 @@ std::string default_algorithm(Collective collective, std::size_t bytes, int rank
   if (ranks <= 1 || bytes == 0) return first_suitable(collective, commutative);
   const int model_ranks = std::min(ranks, kModelRanks);
   const bool nodes_fit = node_ranks > 0 && node_ranks < model_ranks && model_ranks % node_ranks == 0;
-  const ChoiceKey key{collective, model_ranks, std::bit_ceil(bytes), commutative, direct, nodes_fit ? node_ranks : 0};
+  // The model's ranks stand for the communicator's: they share the cores
+  // the communicator's ranks share, in proportion.
+  const int model_cores = shared_cores > 0 ? std::max(1, shared_cores * model_ranks / ranks) : 0;
+  const ChoiceKey key{collective,         model_ranks, std::bit_ceil(bytes), commutative, direct,
+                      nodes_fit ? node_ranks : 0, direct ? model_cores : 0};
   const auto& ranked = ranking(key, explanation);
   return ranked.empty() ? "" : std::string(ranked.front().algorithm);
 }

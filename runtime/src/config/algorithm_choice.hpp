@@ -42,11 +42,19 @@ bool use_probed_profile(const coll::MachineProfile& probed);
 // network level); `node_ranks`: Transport::node_ranks, > 0 when the ranks
 // span nodes of that many consecutive ranks: then the model is two-level
 // (coll::spanning_nodes), when that many divides min(P, kModelRanks) (else
-// the network level alone). "" when no algorithm suits. `explanation`, when given,
+// the network level alone). `shared_cores`: on a direct communicator whose
+// ranks outnumber the node's cores, how many cores they share (the model
+// then charges the profile's node wake per step another rank released and
+// lets the ranks take turns on that many CPUs, coll::CostModel::cores); 0:
+// a core per rank. "" when no algorithm suits. `explanation`, when given,
 // receives the choice and the runners-up's predicted times the first time
 // this class is decided in the process (else it is left empty).
 std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
-                              bool direct = false, int node_ranks = 0, std::string* explanation = nullptr);
+                              bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
+                              int shared_cores = 0);
+// The cores a direct communicator of `ranks` ranks shares on a node of
+// `cores` cores: `cores` when the ranks outnumber them, else 0.
+constexpr int shared_cores(int ranks, int cores) { return ranks > cores ? cores : 0; }
 
 // Communicator::sum_outer_products when the call names no algorithm: the
 // model's first choice (coll::predict_outer_products) for min(P,

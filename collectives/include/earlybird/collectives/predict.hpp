@@ -52,7 +52,8 @@ struct MachineProfile {
 MachineProfile default_profile();
 
 // The profile file: `level.key = value` lines (level: node, network; key:
-// alpha, beta, gamma, copy, per_step, per_call, memory_from (bytes),
+// alpha, beta, gamma, copy, per_step, per_call, wake (CostModel: used where
+// a node's ranks outnumber its cores), memory_from (bytes),
 // memory_beta, memory_gamma, memory_copy; seconds and seconds per byte),
 // '#' starts a comment; keys not given keep their defaults. Throws
 // std::invalid_argument naming the file, the line and the problem.

@@ -19,6 +19,15 @@
 // - with node_ranks set (CostModel), transfers inside a node and between
 //   nodes cost their level's alpha and beta, and a node's ranks share its
 //   network link (one each way, held for the bytes' time, not for alpha).
+// - with cores set (CostModel: more ranks than CPUs on a node), the node's
+//   ranks share that many CPUs: every step also holds one of them (the one
+//   its rank ran on last if that is free when the step is ready, else the
+//   earliest free), and a step on a CPU another rank ran on last first
+//   costs `wake` (the switch from one rank to the other: the kernel's
+//   context switch and the caches refilled; fitted at 5 us on the project's
+//   VM, docs/benchmarks.md). Every step is taken to switch where ranks alternate; a real rank
+//   runs all its ready steps once it has a CPU, so schedules of many small
+//   steps (the ring) are charged more switches than they pay.
 // Not modelled: contention inside the network beyond the nodes' links (every
 // pair of nodes has its own path), the runtime's per-step overhead beyond
 // alpha, and cache effects.
@@ -46,6 +55,11 @@ struct CostModel {
   int node_ranks = 0;
   double node_alpha = 0;
   double node_beta = 0;
+  // An oversubscribed node: its ranks (node_ranks of them, all ranks with one
+  // level) share `cores` CPUs, and a step on a CPU another rank ran on last
+  // costs `wake` more (the switch). 0: a CPU per rank, nothing to switch.
+  int cores = 0;
+  double wake = 0;
   double copy_cost() const { return copy_per_byte < 0 ? gamma : copy_per_byte; }
   bool same_node(int r, int s) const { return node_ranks > 0 && r / node_ranks == s / node_ranks; }
 };
