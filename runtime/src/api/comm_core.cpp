@@ -72,7 +72,8 @@ Future CommCore::run(const CollectiveCall& call) {
   // Counted before validation so that ranks stay aligned even if one rank's
   // call is refused: estimates are matched to calls by this number.
   const std::uint64_t call_index = arrival_.count_call();
-  if (auto done = run_inline_here(call, nullptr)) return std::move(*done);
+  if (fits_inline_lines(call))  // else it cannot have hot_'s shape: no need to take the drive
+    if (auto done = run_inline_here(call, nullptr)) return std::move(*done);
   std::shared_ptr<const Prepared> p;
   if (auto problem = prepare_checked(call, p); !problem.empty()) return Future(failed_future(problem));
   return launch(call, p, call_index);
@@ -163,6 +164,12 @@ std::shared_ptr<FutureState> CommCore::hand_over(Pending& pending) {
   pending.future = std::make_shared<FutureState>();
   pending.future->set_helper(weak_from_this());
   return pending.future;
+}
+
+bool CommCore::fits_inline_lines(const CollectiveCall& call) const {
+  return direct() && size_ > 1 &&
+         InlineCollective::published_elems(call.collective, size_, call.count) <=
+             InlineCollective::capacity_elems(size_of(call.type));
 }
 
 // The caller holds the drive only while it runs the call: the progress

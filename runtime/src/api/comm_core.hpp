@@ -182,6 +182,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // `prepared`: the call's prepared shape, which becomes hot_; null: hot_'s
   // shape, if the call has it (found without the shape cache's lock).
   std::optional<Future> run_inline_here(const CollectiveCall& call, const std::shared_ptr<const Prepared>* prepared);
+  // Every rank's window reachable directly and the vector this rank
+  // publishes within the inline lines.
+  bool fits_inline_lines(const CollectiveCall& call) const;
   // Drive holder, idle, hot_ the call's shape.
   Future run_inline(const CollectiveCall& call, bool& handed_over);
   // Drive holder: a caller-run task the caller gives up on gets a Future, and

@@ -110,9 +110,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
     return p;
   }
   p->caller_run = caller_may_run(*p);
-  p->runs_inline = p->info->runs_inline && direct() && size_ > 1 && p->batch_keys.size() == 1 &&
-                   InlineCollective::published_elems(call.collective, size_, call.count) <=
-                       InlineCollective::capacity_elems(size_of(call.type));
+  p->runs_inline = p->info->runs_inline && p->batch_keys.size() == 1 && fits_inline_lines(call);
   if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
   return p;
 }
