@@ -19,6 +19,10 @@
 // a modelled 30 alpha); with it the fit held alpha at 0 and auto chose
 // many-round algorithms at 512 B-4 KiB. The ring's 2(P - 1) dependent rounds
 // pin alpha down.
+// With more ranks than the node's hardware threads (an oversubscribed node)
+// only `wake`, the switch between ranks, is fitted (coll::fit_wake), over the
+// same calls, the other parameters kept from the profile it started from:
+// there the times measure the switches more than the hardware.
 // Every call's result is checked against the MPI library's; a wrong one fails
 // the job (exit 2) and writes no profile.
 #include <mpi.h>
@@ -31,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "bench_common.hpp"
@@ -142,8 +147,21 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
       measure_all(comm, {kLatencyAlgorithms.begin(), kLatencyAlgorithms.end()}, kLatencyBytes, o, totals);
   const std::vector<coll::TimedAllreduce> large =
       measure_all(comm, {kBandwidthAlgorithms.begin(), kBandwidthAlgorithms.end()}, kBandwidthBytes, o, totals);
-  coll::fit_level(small, large, ranks, in_cache, in_memory, costs);
-  if (rank == 0) {
+  // More ranks than the node's hardware threads: the times are the ranks'
+  // switches as much as the hardware's, so only the switch is fitted.
+  const int threads = static_cast<int>(std::thread::hardware_concurrency());
+  if (level == "node" && threads > 0 && ranks > threads) {
+    std::vector<coll::TimedAllreduce> all = small;
+    all.insert(all.end(), large.begin(), large.end());
+    const double error = coll::fit_wake(all, ranks, threads, costs);
+    if (rank == 0)
+      std::printf("# node level, P = %d on %d hardware threads: wake %.3g s (RMS of log(predicted / measured) "
+                  "%.2f); the other node parameters kept from %s: calibrate with at most %d ranks to measure them\n",
+                  ranks, threads, costs.model.wake, error, profile.source.c_str(), threads);
+  } else {
+    coll::fit_level(small, large, ranks, in_cache, in_memory, costs);
+  }
+  if (rank == 0 && costs.model.cores == 0) {
     std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B, per_step %.3g s, "
                 "per_call %.3g s\n",
                 level.c_str(), ranks, costs.model.alpha, costs.model.beta, costs.model.gamma, costs.model.copy_cost(),

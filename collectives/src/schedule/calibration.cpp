@@ -177,4 +177,44 @@ void fit_level(const std::vector<TimedAllreduce>& small, const std::vector<Timed
   }
 }
 
+namespace {
+
+double log_error_rms(const std::vector<TimedAllreduce>& calls, int ranks, const LevelCosts& costs) {
+  double sum = 0;
+  for (const TimedAllreduce& call : calls) {
+    const Algorithm* algorithm = find_algorithm(Collective::allreduce, call.algorithm);
+    if (!algorithm) throw std::invalid_argument("calibration: no allreduce algorithm '" + call.algorithm + "'");
+    const double predicted = predict(*algorithm, ranks, call.bytes / kElemBytes, kElemBytes, costs);
+    sum += std::pow(std::log(predicted / call.seconds), 2);
+  }
+  return calls.empty() ? 0 : std::sqrt(sum / static_cast<double>(calls.size()));
+}
+
+}  // namespace
+
+double fit_wake(const std::vector<TimedAllreduce>& calls, int ranks, int cores, LevelCosts& costs) {
+  costs.model.cores = cores;
+  auto error_at = [&](double wake) {
+    costs.model.wake = wake;
+    return log_error_rms(calls, ranks, costs);
+  };
+  double best = 0, best_error = error_at(0);
+  auto consider = [&](double wake) {
+    if (const double e = error_at(wake); e < best_error) {
+      best_error = e;
+      best = wake;
+    }
+  };
+  // The error is piecewise in the wake (which CPU a step takes changes with
+  // it), so no bracketing search: a geometric scan, then a linear one
+  // between the scan's neighbours of its best point.
+  constexpr double kFirst = 1e-7, kRatio = 1.1;
+  for (double wake = kFirst; wake <= kMaxWake; wake *= kRatio) consider(wake);
+  const double low = best / kRatio, high = best > 0 ? best * kRatio : kFirst;
+  constexpr int kFinePoints = 64;
+  for (int i = 0; i <= kFinePoints; ++i) consider(low + (high - low) * i / kFinePoints);
+  costs.model.wake = best;
+  return best_error;
+}
+
 }  // namespace earlybird::coll

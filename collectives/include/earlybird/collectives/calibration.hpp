@@ -54,4 +54,13 @@ constexpr double kSplitGain = 2.0 / 3.0;
 void fit_level(const std::vector<TimedAllreduce>& small, const std::vector<TimedAllreduce>& large, int ranks,
                const LocalRates& in_cache, const LocalRates& in_memory, LevelCosts& costs, int rounds = 3);
 
+// Where `cores` CPUs serve `ranks` ranks (fewer cores than ranks): sets
+// costs.model.cores to `cores` and fits costs.model.wake, the switch between
+// ranks (simulate.hpp), every other parameter kept: the value in [0,
+// kMaxWake] with the least root-mean-square of log(predicted / measured)
+// over `calls`, found by a geometric scan (10 % apart) refined by a linear
+// one around its best point. Returns that error.
+constexpr double kMaxWake = 1e-3;
+double fit_wake(const std::vector<TimedAllreduce>& calls, int ranks, int cores, LevelCosts& costs);
+
 }  // namespace earlybird::coll
