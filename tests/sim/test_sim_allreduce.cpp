@@ -59,6 +59,18 @@ void check_type_cases(SimWorld& world, const std::string& name, std::size_t coun
 }
 constexpr int kTypeCases = 7;
 
+// Waits (bounded) for in-place sum allreduces submitted in a row, call k into
+// buffers[k], and records every wrong result as "rank r <what> k wrong".
+template <class T>
+void check_sums(std::vector<Future>& futures, const std::vector<std::vector<T>>& buffers, int p, int rank,
+                const std::string& what, Failures& failures) {
+  for (std::size_t k = 0; k < futures.size(); ++k) {
+    wait_bounded(futures[k], rank, what + " " + std::to_string(k));
+    if (count_wrong(buffers[k], p, Op::sum))
+      failures.add("rank " + std::to_string(rank) + " " + what + " " + std::to_string(k) + " wrong");
+  }
+}
+
 void check_all_cases(SimWorld& world, Failures& failures) {
   const int p = world.size();
   const std::vector<std::size_t> counts{0, 1, static_cast<std::size_t>(p > 1 ? p - 1 : 0),
@@ -157,11 +169,7 @@ TEST_CASE("many collectives in flight on one communicator complete in submission
         options.algorithm = std::string(coll::allreduce_algorithms()[static_cast<std::size_t>(k) % 3].name);
         futures.push_back(comm.allreduce(std::span<std::int32_t>(buffers.back()), Op::sum, options));
       }
-      for (int k = 0; k < kInFlight; ++k) {
-        wait_bounded(futures[static_cast<std::size_t>(k)], rank, "in-flight collective " + std::to_string(k));
-        if (count_wrong(buffers[static_cast<std::size_t>(k)], p, Op::sum))
-          failures.add("rank " + std::to_string(rank) + " collective " + std::to_string(k) + " wrong");
-      }
+      check_sums(futures, buffers, p, rank, "in-flight collective", failures);
     });
     failures.report();
   }
@@ -357,12 +365,7 @@ TEST_CASE("inline calls submitted without waiting, with a late rank, stay exact 
         buffers.push_back(make_input<std::int64_t>(rank, 1 + static_cast<std::size_t>(k % 3), Op::sum));
         futures.push_back(comm.allreduce(std::span<std::int64_t>(buffers.back()), Op::sum));
       }
-      for (int k = 0; k < kCalls; ++k) {
-        const auto at = static_cast<std::size_t>(k);
-        wait_bounded(futures[at], rank, "unwaited inline call " + std::to_string(k));
-        if (count_wrong(buffers[at], p, Op::sum))
-          failures.add("rank " + std::to_string(rank) + " call " + std::to_string(k) + " wrong");
-      }
+      check_sums(futures, buffers, p, rank, "unwaited inline call", failures);
     });
     failures.report();
   }
@@ -398,11 +401,7 @@ TEST_CASE("caller-run and queued collectives from two user threads on one commun
           futures.push_back(comm.allreduce(std::span<double>(buffers.back()), Op::sum));
           turn.store(mine + 1);
         }
-        for (int k = 0; k < kRounds; ++k) {
-          wait_bounded(futures[static_cast<std::size_t>(k)], rank, std::string(large ? "large " : "small ") + std::to_string(k));
-          if (count_wrong(buffers[static_cast<std::size_t>(k)], p, Op::sum))
-            failures.add("rank " + std::to_string(rank) + (large ? " large " : " small ") + std::to_string(k) + " wrong");
-        }
+        check_sums(futures, buffers, p, rank, large ? "large" : "small", failures);
       };
       auto guarded = [&](bool large) {
         try {

@@ -174,8 +174,8 @@ bool CommCore::fits_inline_lines(const CollectiveCall& call) const {
 
 // The caller holds the drive only while it runs the call: the progress
 // thread is woken after it let go (woken before, it finds the drive held and
-// polls again, on a CPU the peers need: measured at P = 2, 8 B, ten times as
-// many calls past the caller-run budget).
+// polls again, on a CPU the peers need: measured at P = 2, 8 B, about twelve
+// times as many calls past the caller-run budget).
 std::optional<Future> CommCore::run_inline_here(const CollectiveCall& call,
                                                 const std::shared_ptr<const Prepared>* prepared) {
   bool handed_over = false;
