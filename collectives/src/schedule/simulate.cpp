@@ -2,7 +2,8 @@
 // schedule's DAG. Steps enter a queue ordered by the time their dependencies
 // (and their owner's arrival) allow them to start; each takes its resources
 // (out and in port for a transfer, the owner's CPU otherwise; one of the
-// node's shared CPUs too where ranks outnumber them) as they come free. O(S log S) for S steps, plus O(S) for the dependents' index.
+// node's shared CPUs too where ranks outnumber them) as they come free.
+// O(S log S) for S steps, plus O(S) for the dependents' index.
 #include <earlybird/collectives/simulate.hpp>
 
 #include "step_cost.hpp"
