@@ -70,7 +70,9 @@ std::vector<coll::TimedAllreduce> measure(Communicator& comm, const std::vector<
                                           std::size_t bytes, double budget, Totals& totals) {
   const CollectiveSpec& spec = collective_spec("allreduce");
   std::vector<Contender> contenders{mpi_contender(spec, "mpi:default", MPI_COMM_WORLD)};
-  for (const char* name : algorithms) contenders.push_back(earlybird_contender(spec, name, comm, {}));
+  CollectiveOptions options;
+  options.blocking = true;  // timed as eb-bench sweep times them
+  for (const char* name : algorithms) contenders.push_back(earlybird_contender(spec, name, comm, options));
   const SizeResult r = measure_size(spec, contenders, bytes / kElemBytes, budget, comm.rank(), comm.size());
   std::vector<coll::TimedAllreduce> samples;
   for (std::size_t i = 1; i < contenders.size(); ++i) {

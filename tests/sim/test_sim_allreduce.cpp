@@ -371,6 +371,66 @@ TEST_CASE("inline calls submitted without waiting, with a late rank, stay exact 
   }
 }
 
+// CollectiveOptions::blocking: a call of any size runs on the caller when the
+// communicator is idle. With a long caller-run budget and every rank on time
+// it is complete when it returns; with TBB workers taking its large copies
+// and reductions, one rank late (hand-over) and an unwaited future queued
+// ahead of it (it must wait its turn), every result stays exact.
+TEST_CASE("blocking calls of any size run on the caller and stay exact") {
+  constexpr std::size_t kLarge = 300000;  // 2.4 MB of doubles: over the 64 KiB of non-blocking caller-run
+  CollectiveOptions blocking;
+  blocking.blocking = true;
+  SUBCASE("on time, a long budget: complete on return") {
+    SimOptions options;
+    options.caller_run = std::chrono::seconds(10);
+    options.scratch_bytes = 8u << 20;  // one batch
+    SimWorld world(3, options);
+    Failures failures;
+    world.run([&](int rank, Communicator& comm) {
+      for (int k = 0; k < 3; ++k) {
+        std::vector<double> v = make_input<double>(rank, kLarge + static_cast<std::size_t>(k), Op::sum);
+        Future f = comm.allreduce(std::span<double>(v), Op::sum, blocking);
+        if (!f.ready()) failures.add("rank " + std::to_string(rank) + " call " + std::to_string(k) + " not complete on return");
+        wait_bounded(f, rank, "blocking call " + std::to_string(k));
+        if (count_wrong(v, 3, Op::sum)) failures.add("rank " + std::to_string(rank) + " call " + std::to_string(k) + " wrong");
+      }
+      const auto source = make_input<std::int32_t>(1, kLarge, Op::sum);
+      std::vector<std::int32_t> buffer = rank == 1 ? source : std::vector<std::int32_t>(kLarge, -7);
+      Future f = comm.bcast(std::span<std::int32_t>(buffer), 1, blocking);
+      if (!f.ready()) failures.add("rank " + std::to_string(rank) + " bcast not complete on return");
+      wait_bounded(f, rank, "blocking bcast");
+      if (buffer != source) failures.add("rank " + std::to_string(rank) + " bcast wrong");
+    });
+    failures.report();
+  }
+  SUBCASE("late ranks, TBB workers, a queued future ahead") {
+    SimOptions options;
+    options.worker_threads = 2;
+    options.scratch_bytes = 8u << 20;
+    for (int p : {2, 3}) {
+      CAPTURE(p);
+      SimWorld world(p, options);
+      Failures failures;
+      world.run([&](int rank, Communicator& comm) {
+        for (int k = 0; k < 8; ++k) {
+          if (rank == k % p) std::this_thread::sleep_for(std::chrono::microseconds(300 * (k % 3)));
+          std::vector<std::vector<double>> buffers;
+          buffers.reserve(2);
+          std::vector<Future> futures;
+          if (k % 2 == 1) {  // a plain future first: the blocking call queues behind it
+            buffers.push_back(make_input<double>(rank, kLarge, Op::sum));
+            futures.push_back(comm.allreduce(std::span<double>(buffers.back()), Op::sum));
+          }
+          buffers.push_back(make_input<double>(rank, kLarge + static_cast<std::size_t>(k), Op::sum));
+          futures.push_back(comm.allreduce(std::span<double>(buffers.back()), Op::sum, blocking));
+          check_sums(futures, buffers, p, rank, "round " + std::to_string(k) + " call", failures);
+        }
+      });
+      failures.report();
+    }
+  }
+}
+
 // Two user threads per rank share one communicator and take turns to submit
 // (collectives must be called in the same order on every rank): one submits
 // large collectives (queued to the progress thread), the other small ones

@@ -103,6 +103,11 @@ struct CollectiveOptions {
   // which ranks have not arrived (Communicator::straggler_report) and, with
   // EARLYBIRD_VERBOSE=1, logs it. Zero: EARLYBIRD_STRAGGLER_MS, else off.
   std::chrono::milliseconds straggler_after{0};
+  // The caller waits for the Future at once, as MPI's blocking calls do (the
+  // PMPI library sets it): on an idle communicator the call runs on the
+  // calling thread whatever its size. Without it a call of more than 64 KiB
+  // goes to the progress thread, so that the caller may compute meanwhile.
+  bool blocking = false;
 };
 
 // Which ranks a collective was waiting for (Communicator::straggler_report).

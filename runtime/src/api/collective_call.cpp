@@ -77,7 +77,7 @@ bool same_shape(const CollectiveCall& a, const CollectiveCall& b) {
   const CollectiveOptions& y = b.options;
   return a.collective == b.collective && a.count == b.count && a.type == b.type && a.root == b.root && same_op &&
          x.algorithm == y.algorithm && x.segment_bytes == y.segment_bytes && x.fanout == y.fanout &&
-         x.timeout == y.timeout && x.straggler_after == y.straggler_after;
+         x.timeout == y.timeout && x.straggler_after == y.straggler_after && x.blocking == y.blocking;
 }
 
 std::uint64_t signature_of(const CollectiveCall& call, const std::string& algorithm) {

@@ -185,13 +185,15 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
   return pending_of(call, p, b, std::move(task), context.future);
 }
 
-// Above this a collective's copies and reductions may become TBB tasks and
-// its transfers take long: the progress thread runs it.
+// Above this a call takes long enough that a caller who did not ask to
+// wait (CollectiveOptions::blocking) would rather compute meanwhile: the
+// progress thread runs it.
 constexpr std::size_t kCallerRunBytes = 64 * 1024;
 
 bool CommCore::caller_may_run(const Prepared& p) const {
   if (options_.caller_run.count() <= 0 || p.batch_keys.size() != 1) return false;
   if (pap::arrival_ordered(*p.info)) return false;
+  if (p.shape.options.blocking) return true;
   const coll::Shape shape = coll::shape_of(p.shape.collective, size_, p.shape.count);
   return std::max(shape.input, shape.output) * size_of(p.shape.type) <= kCallerRunBytes;
 }

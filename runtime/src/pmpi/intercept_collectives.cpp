@@ -29,7 +29,9 @@ struct Decided {
 
 Decided decide(const CallSpec& call) {
   try {
-    return {route(call)};
+    Route chosen = route(call);
+    chosen.options.blocking = true;  // the caller waits right away: run it on this thread at any size
+    return {chosen};
   } catch (const std::exception& e) {
     return {{}, report_failure(call.comm, call.name, e.what())};
   }
