@@ -130,3 +130,22 @@ TEST_CASE("simulate: with beta only, the ring moves 2(P-1)/P of the vector throu
     CHECK(simulate(s, 4, bandwidth_only).time == doctest::Approx(2.0 * (ranks - 1) / ranks * bytes));
   }
 }
+
+// A bcast root's copy of its input onto its output: the runtime skips it
+// (one buffer), so the simulator charges it only where the shape says the
+// buffers are separate.
+TEST_CASE("simulate: a copy onto the same buffer costs nothing where input and output are one") {
+  auto root_copy_then_put = [](bool in_place) {
+    Builder b("root_copy", 2, 4, Shape{4, 4, in_place});
+    b.put(slot(0, Buffer::input, 4), slot(1, Buffer::scratch, 4));
+    b.copy(slot(0, Buffer::output, 4), slot(0, Buffer::input, 4));
+    b.copy(slot(1, Buffer::output, 4), slot(1, Buffer::scratch, 4));
+    return std::move(b).finish();
+  };
+  CostModel model = kModel;
+  model.copy_per_byte = 2;  // 32 bytes: 64, after the put that reads the input (17)
+  CHECK(simulate(root_copy_then_put(false), 8, model).finish == std::vector<double>{81, 81});
+  CHECK(simulate(root_copy_then_put(true), 8, model).finish == std::vector<double>{17, 81});
+  const Schedule bcast = find_algorithm(Collective::bcast, "chain")->make(2, 1 << 16, {}, 4);
+  CHECK(bcast.shape().in_place);
+}

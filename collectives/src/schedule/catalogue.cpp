@@ -21,6 +21,7 @@ Shape shape_of(Collective collective, int ranks, std::size_t count) {
   switch (collective) {
     case Collective::allgather: return {count, all};
     case Collective::reduce_scatter: return {all, count};
+    case Collective::bcast: return {count, count, true};  // Communicator::bcast takes one buffer
     default: return {count, count};
   }
 }

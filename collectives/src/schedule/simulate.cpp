@@ -28,7 +28,15 @@ double bytes_of(const Step& step, std::size_t elem_bytes) {
 
 bool within_node(const Step& step, const CostModel& model) { return model.same_node(step.src.rank, step.dst.rank); }
 
-double cost_of(const Step& step, std::size_t elem_bytes, const CostModel& model) {
+// A copy of a rank's input onto the same range of its output, where the two
+// are one buffer: the runtime skips it (a bcast root's output).
+bool copies_onto_itself(const Step& step, const Shape& shape) {
+  return shape.in_place && step.kind == StepKind::copy && step.src.buffer == Buffer::input &&
+         step.dst.buffer == Buffer::output && step.src.rank == step.dst.rank && step.src.range == step.dst.range;
+}
+
+double cost_of(const Step& step, std::size_t elem_bytes, const CostModel& model, const Shape& shape) {
+  if (copies_onto_itself(step, shape)) return 0;
   return detail::step_cost(step.kind, bytes_of(step, elem_bytes), step.is_transfer() && within_node(step, model), model);
 }
 
@@ -160,7 +168,7 @@ class Simulator {
           why_[id] = "busy";
         }
     start_[id] = start;
-    finish_[id] = start + cost_of(step, elem_bytes_, model_) + (switched ? model_.wake : 0);
+    finish_[id] = start + cost_of(step, elem_bytes_, model_, schedule_.shape()) + (switched ? model_.wake : 0);
     for (const auto& resources : {held, shared})
       for (Resource* r : resources)
         if (r) *r = {finish_[id], id};

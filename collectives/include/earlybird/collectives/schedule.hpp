@@ -39,6 +39,9 @@ struct Range {
 struct Shape {
   std::size_t input = 0;
   std::size_t output = 0;
+  // Input and output are one buffer on every rank (a bcast's, always): a
+  // copy from input to the same range of output does nothing at run time.
+  bool in_place = false;
   bool operator==(const Shape&) const = default;
 };
 

@@ -8,6 +8,9 @@
 //   direction; a put's sender is its owner, a get's is the peer);
 // - a reduction of b bytes costs gamma * b on its owner's CPU, a copy
 //   copy_per_byte * b (a memory-bound pass; gamma when not given);
+// - a copy of a rank's input onto the same range of its output costs nothing
+//   where the schedule's shape says the two are one buffer (a bcast root's
+//   own copy: the runtime skips it);
 // - every step also costs per_step (the runtime's own cost of running a
 //   step as a task: dependency counting, the hand-off to a worker);
 // - a rank starts nothing before it arrives (arrivals, seconds; all 0 when
