@@ -115,6 +115,7 @@ double micros_since(Clock::time_point t) { return std::chrono::duration<double, 
 void reduce_after_backward(Form form, earlybird::Communicator& world, std::vector<float>& gradient,
                            earlybird::PartitionedCollective& parts) {
   earlybird::CollectiveOptions options;
+  options.blocking = true;  // waited for at once below: run it on this thread
   switch (form) {
     case Form::mpi:
       MPI_Allreduce(MPI_IN_PLACE, gradient.data(), static_cast<int>(gradient.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
