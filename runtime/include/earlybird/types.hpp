@@ -107,6 +107,7 @@ struct CollectiveOptions {
   // PMPI library sets it): on an idle communicator the call runs on the
   // calling thread whatever its size. Without it a call of more than 64 KiB
   // goes to the progress thread, so that the caller may compute meanwhile.
+  // A partitioned allreduce ignores it (each ready() returns at once).
   bool blocking = false;
 };
 

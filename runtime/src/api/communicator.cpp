@@ -69,7 +69,9 @@ PartitionedCollective Communicator::allreduce_partitioned(const void* in, void* 
                                                          std::vector<std::size_t> part_counts, std::size_t count,
                                                          Datatype type, ReduceOp op,
                                                          const CollectiveOptions& options) {
-  return detail::make_partitioned(core_, allreduce_call(in, out, count, type, std::move(op), options),
+  CollectiveOptions for_parts = options;
+  for_parts.blocking = false;  // ready() must return while its part runs
+  return detail::make_partitioned(core_, allreduce_call(in, out, count, type, std::move(op), for_parts),
                                   std::move(part_counts));
 }
 
