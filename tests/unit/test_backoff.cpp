@@ -139,3 +139,29 @@ TEST_CASE("pause() advances the same sequence as next() (spins and yields only: 
   CHECK(backoff.next() == BackoffAction{Kind::sleep, 1});
   cpu_relax();  // the shared spin hint links and runs
 }
+
+TEST_CASE("for_messages: sleeps from the first step unless ranks of this machine share the cores") {
+  Backoff alone = Backoff::for_messages(false);  // as idle(): sleeps of 2, 4, ... us from the first step
+  std::vector<Run> sleeps = sleeps_1_to_128_then(5);
+  sleeps.erase(sleeps.begin());
+  CHECK(runs_of(alone, 6 + 5) == sleeps);
+  Backoff shared = Backoff::for_messages(true);
+  CHECK(runs_of(shared, 19999 + 7 + 2) == concat({{Kind::yield, 0, 19999}}, sleeps_1_to_128_then(2)));
+}
+
+TEST_CASE("FineTimerSlack makes sleeps precise while it lives, then restores the thread's slack") {
+  const int original = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  prctl(PR_SET_TIMERSLACK, 50000UL, 0, 0, 0);
+  {
+    const FineTimerSlack precise;
+    CHECK(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) == static_cast<int>(FineTimerSlack::kSlackNs));
+  }
+  CHECK(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) == 50000);
+  prctl(PR_SET_TIMERSLACK, 200UL, 0, 0, 0);  // already finer: left alone
+  {
+    const FineTimerSlack precise;
+    CHECK(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) == 200);
+  }
+  CHECK(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) == 200);
+  prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(original), 0, 0, 0);
+}

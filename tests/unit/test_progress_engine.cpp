@@ -273,3 +273,30 @@ TEST_CASE("a background task runs off the progress thread while the loop goes on
   CHECK(destroyed.get());
   CHECK(finished->load());
 }
+
+TEST_CASE("the loop keeps polling for stores by this machine's ranks and sleeps while only messages are awaited") {
+  struct Waiting final : Pollable {
+    Waiting(bool urgent, bool messages) : urgent_(urgent), messages_(messages) {}
+    bool poll(bool& still_active) override {
+      still_active = true;
+      return false;
+    }
+    bool urgent() const override { return urgent_; }
+    bool waits_for_messages() const override { return messages_; }
+    bool urgent_, messages_;
+  };
+  const auto store = std::make_shared<Waiting>(true, false);
+  const auto message = std::make_shared<Waiting>(true, true);
+  const auto idle = std::make_shared<Waiting>(false, false);
+  using Active = std::vector<std::shared_ptr<Pollable>>;
+  for (const bool shared : {false, true}) {
+    CAPTURE(shared);
+    CHECK(must_poll_soon(Active{store}, shared));
+    CHECK(must_poll_soon(Active{message, store}, shared));
+    CHECK_FALSE(must_poll_soon(Active{idle}, shared));
+    CHECK_FALSE(must_poll_soon(Active{}, shared));
+  }
+  CHECK_FALSE(must_poll_soon(Active{message}, false));
+  CHECK_FALSE(must_poll_soon(Active{message, idle}, false));
+  CHECK(must_poll_soon(Active{message}, true));  // the message may come from a rank on these cores
+}

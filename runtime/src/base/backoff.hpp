@@ -6,6 +6,8 @@
 
 #include "cpu_relax.hpp"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -40,6 +42,18 @@ class Backoff {
   // work keep the cores.
   // Its sleeps grow to 2^kMaxIdleDoublings us.
   static Backoff idle() { return Backoff(0, 0, kMaxIdleDoublings); }
+  // For a poller waiting for a message from another machine (a put's data
+  // across the network): what it waits for needs none of this machine's
+  // CPUs, so it sleeps from the first step, as idle() does, unless ranks of
+  // this machine share its cores (then the message may come from one of
+  // them, which needs the CPU: the usual policy). A yield would give a
+  // CPU-bound thread of this process (a computation overlapping the
+  // collective) a whole scheduler slice, milliseconds, before the next poll;
+  // a sleep wakes after its span. Callers off the progress thread hold a
+  // FineTimerSlack while they wait, so the short sleeps are short.
+  static Backoff for_messages(bool cores_shared_with_other_ranks) {
+    return cores_shared_with_other_ranks ? Backoff(true) : idle();
+  }
   void reset() { step_ = 0; }
 
   // Advances one step and returns what it calls for: steps 1, 2, ... spin
@@ -76,6 +90,26 @@ class Backoff {
   int yield_steps_;
   int max_doublings_ = kMaxDoublings;
   int step_ = 0;
+};
+
+// Makes the calling thread's sleeps precise to a microsecond while it lives
+// (Linux's default timer slack, 50 us, would stretch Backoff's 1-128 us
+// sleeps), then restores the thread's own slack. For waits that sleep on a
+// user's thread; the progress thread sets its slack once.
+class FineTimerSlack {
+ public:
+  FineTimerSlack() : previous_(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)) {
+    if (previous_ > static_cast<int>(kSlackNs)) prctl(PR_SET_TIMERSLACK, kSlackNs, 0, 0, 0);
+  }
+  ~FineTimerSlack() {
+    if (previous_ > static_cast<int>(kSlackNs)) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(previous_), 0, 0, 0);
+  }
+  FineTimerSlack(const FineTimerSlack&) = delete;
+  FineTimerSlack& operator=(const FineTimerSlack&) = delete;
+  static constexpr unsigned long kSlackNs = 1000;
+
+ private:
+  int previous_;
 };
 
 }  // namespace earlybird

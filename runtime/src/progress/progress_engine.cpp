@@ -107,6 +107,16 @@ bool ProgressEngine::poll_active() {
   return progressed;
 }
 
+bool must_poll_soon(const std::vector<std::shared_ptr<Pollable>>& active, bool cores_shared_with_other_ranks) {
+  bool messages = false;
+  for (const auto& p : active) {
+    if (!p->urgent()) continue;
+    if (!p->waits_for_messages()) return true;
+    messages = true;
+  }
+  return messages && cores_shared_with_other_ranks;
+}
+
 // Sleeps as `step` says, but wakes at once when a request is submitted.
 void ProgressEngine::wait_for_request(const BackoffAction& step) {
   if (step.kind != BackoffAction::Kind::sleep) return Backoff::perform(step);
@@ -116,7 +126,7 @@ void ProgressEngine::wait_for_request(const BackoffAction& step) {
 
 void ProgressEngine::run() {
   // Short sleeps in the backoff should be microseconds, not the default 50 us slack.
-  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  prctl(PR_SET_TIMERSLACK, FineTimerSlack::kSlackNs, 0, 0, 0);
   if (options_.bind_cpu >= 0) topo::bind_this_thread_to_cpu(options_.bind_cpu);
   {
     std::lock_guard lock(mutex_);
@@ -150,8 +160,7 @@ void ProgressEngine::run() {
       backoff.reset();
       continue;
     }
-    const bool urgent = std::any_of(active_.begin(), active_.end(), [](const auto& p) { return p->urgent(); });
-    if (urgent) {
+    if (must_poll_soon(active_, topo::cores_shared_with_other_ranks())) {
       idle_backoff.reset();
       backoff.pause();
     } else {

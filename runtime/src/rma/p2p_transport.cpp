@@ -368,8 +368,11 @@ bool P2pTransport::cancel_receive(MPI_Request& request) {
 }
 
 void P2pTransport::wait(MPI_Request& request, int peer, const char* what) {
+  wait(request, peer, what, Backoff(topo::cores_shared()));
+}
+
+void P2pTransport::wait(MPI_Request& request, int peer, const char* what, Backoff backoff) {
   const auto deadline = std::chrono::steady_clock::now() + wait_limit_;
-  Backoff backoff(topo::cores_shared());
   for (;;) {
     int done = 0;
     check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (p2p wait)");
@@ -398,12 +401,16 @@ void P2pTransport::put(int target, std::size_t offset, const void* src, std::siz
   }
   send(target, Header{Kind::put_data, offset, bytes, 0}, nullptr, 0);
   const auto* from = static_cast<const std::byte*>(src);
+  // A piece takes long enough (128 KiB: 1 ms at 1 Gbit/s) that its sender
+  // sleeps while it travels, leaving the CPU to a computation the collective
+  // overlaps (docs/benchmarks.md, "Overlap across hosts: sleeping senders").
+  const FineTimerSlack precise_sleeps;
   for_each_data_piece(bytes, [&](std::size_t done, std::size_t piece) {
     MPI_Request request = MPI_REQUEST_NULL;
     check_mpi(MPI_Isend(from + done, mpi_count(piece, "a put"), MPI_BYTE, target, kDataTag, comm_, &request),
               "MPI_Isend (p2p put data)");
     try {
-      wait(request, target, "a put's data");
+      wait(request, target, "a put's data", Backoff::for_messages(topo::cores_shared_with_other_ranks()));
     } catch (...) {
       MPI_Cancel(&request);  // a send: freed, not waited for (it may never be received)
       MPI_Request_free(&request);

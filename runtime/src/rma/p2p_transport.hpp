@@ -57,6 +57,7 @@
 // with the RMA transport's flush after every operation.
 #pragma once
 
+#include "../base/backoff.hpp"
 #include "mpi_comm.hpp"
 #include "transport.hpp"
 
@@ -110,6 +111,7 @@ class P2pTransport final : public Transport {
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   bool needs_service() const override { return true; }
+  bool waits_for_messages() const override { return true; }
   bool poll_hook() override;
   std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
   void close() override;
@@ -164,8 +166,10 @@ class P2pTransport final : public Transport {
   void ask(int target, Header header, const void* data, std::size_t bytes, void* answer, std::size_t answer_bytes,
            const char* what);
   int next_answer_tag(int target);
-  // Waits for `request`, serving meanwhile; throws after the wait limit
-  // (the request still active: the caller cancels it).
+  // Waits for `request`, serving meanwhile and pausing between polls as
+  // `backoff` says; throws after the wait limit (the request still active:
+  // the caller cancels it).
+  void wait(MPI_Request& request, int peer, const char* what, Backoff backoff);
   void wait(MPI_Request& request, int peer, const char* what);
   // Cancels a receive and completes it (local, as MPI guarantees after a
   // cancel); false if it had completed instead of being cancelled.

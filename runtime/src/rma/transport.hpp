@@ -72,6 +72,11 @@ class Transport {
   // True when the transport must be polled even while its communicator has no
   // collective active (the point-to-point transport: peers' requests).
   virtual bool needs_service() const { return false; }
+  // True when a wait on this transport is for a message that another
+  // machine's CPUs and the network move (the point-to-point transport), not
+  // for a store by a rank of this node: a poller may then sleep between
+  // polls instead of yielding (Backoff::for_messages).
+  virtual bool waits_for_messages() const { return false; }
   // A transport over the ranks passing the same color (MPI_Comm_split order),
   // with a window of `window_bytes`. Collective over this transport's ranks.
   virtual std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) = 0;
