@@ -7,6 +7,10 @@
 // earlybird (future + compute + wait) and MPI (MPI_Iallreduce + compute +
 // MPI_Wait) are measured in the same run. The computation is a fixed amount of
 // arithmetic, not a clock-driven spin, so time stolen from it shows up.
+// Beside each overlap, the CPU time the collective cost while overlapped
+// (the process's CPU seconds in an overlapped iteration minus those of a
+// computation-only one): where the computation fills the CPUs a rank has, no
+// overlap can exceed 1 - that / t_pure, however the transfers are driven.
 #include <sys/resource.h>
 
 #include <cstring>
