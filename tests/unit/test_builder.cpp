@@ -224,3 +224,26 @@ TEST_CASE("begin_scratch_region moves later phases above earlier scratch") {
   // Reusing slot 0 of rank 1 costs a write-after-read acknowledgement to rank 0.
   CHECK(reused.flag_count(0) > fresh.flag_count(0));
 }
+
+TEST_CASE("input and output share hazards only where they may be one buffer (input not smaller)") {
+  // Rank 0 reads its input, then writes output [0, 2) from scratch.
+  auto build = [](Shape shape) {
+    Builder b("alias", 1, 2, shape);
+    const StepId read = b.copy(out(0, 2, 2), in(0, 0, 2));
+    const StepId write = b.copy(out(0, 0, 2), scratch(0, 0, 2));
+    const Schedule s = std::move(b).finish();
+    return std::pair{deps_of(s, write), read};
+  };
+  SUBCASE("equal sizes (an in-place allreduce): the write waits for the input read") {
+    const auto [deps, read] = build(Shape{4, 4});
+    CHECK(deps == std::vector<StepId>{read});
+  }
+  SUBCASE("a reduce-scatter's shape (result at the start of the input's buffer): it waits too") {
+    const auto [deps, read] = build(Shape{8, 4});
+    CHECK(deps == std::vector<StepId>{read});
+  }
+  SUBCASE("an allgather's shape: its input is never its output's memory, so no false dependency") {
+    const auto [deps, read] = build(Shape{2, 4});
+    CHECK(deps.empty());
+  }
+}

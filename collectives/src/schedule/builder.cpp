@@ -24,7 +24,7 @@ struct Access {
 // trees: a ring writes its chunks in decreasing order, and a vector would
 // shift every later interval on each split.
 struct Builder::Tracker {
-  Tracker(int ranks, bool focused) {
+  Tracker(int ranks, bool focused, bool input_may_be_output) : input_may_be_output_(input_may_be_output) {
     const auto maps = static_cast<std::size_t>(ranks) * 3;
     if (focused)
       trees.resize(maps);
@@ -49,12 +49,20 @@ struct Builder::Tracker {
   }
 
  private:
-  // Input and output share one map: an in-place call makes them the same
-  // memory, so an output write must also wait for earlier input reads.
-  static std::size_t index(const Slot& slot) {
-    const Buffer tracked = slot.buffer == Buffer::input ? Buffer::output : slot.buffer;
+  // Where input and output may be one buffer they share one map: an
+  // in-place call makes them the same memory, so an output write must also
+  // wait for earlier input reads. They may where the input is at least as
+  // large as the output (allreduce, reduce, bcast: one buffer; reduce-scatter:
+  // the result lands at the start of the input's buffer), as
+  // detail::input_aliases_output says for the verifier. A smaller input (an
+  // allgather's block) never is the output's memory: allgather_in_place
+  // gives it a private copy, and tracking it at output's offset 0 would only
+  // add false dependencies on block 0.
+  std::size_t index(const Slot& slot) const {
+    const Buffer tracked = slot.buffer == Buffer::input && input_may_be_output_ ? Buffer::output : slot.buffer;
     return static_cast<std::size_t>(slot.rank) * 3 + static_cast<std::size_t>(tracked);
   }
+  bool input_may_be_output_;
   std::vector<detail::IntervalMap<Access>> vectors;
   std::vector<detail::IntervalMap<Access, detail::IntervalStorage::tree>> trees;
 };
@@ -65,7 +73,7 @@ Builder::Builder(std::string algorithm, int ranks, std::size_t count)
 Builder::Builder(std::string algorithm, int ranks, std::size_t count, Shape shape)
     : algorithm_(std::move(algorithm)), ranks_(ranks), count_(count), shape_(shape) {
   if (ranks < 1) throw std::invalid_argument("Builder: ranks must be >= 1");
-  tracker_ = std::make_unique<Tracker>(ranks, false);
+  tracker_ = std::make_unique<Tracker>(ranks, false, shape_.input >= shape_.output);
   scratch_base_.assign(static_cast<std::size_t>(ranks), 0);
   scratch_high_.assign(static_cast<std::size_t>(ranks), 0);
 }
@@ -101,7 +109,7 @@ void Builder::keep_only(std::vector<int> ranks) {
     if (r < 0 || r >= ranks_) throw std::invalid_argument(algorithm_ + ": keep_only names rank " + std::to_string(r));
   if (ranks.empty() && kept_.empty()) return;
   kept_.clear();
-  tracker_ = std::make_unique<Tracker>(ranks_, !ranks.empty());
+  tracker_ = std::make_unique<Tracker>(ranks_, !ranks.empty(), shape_.input >= shape_.output);
   if (ranks.empty()) return;
   kept_.assign(static_cast<std::size_t>(ranks_), 0);
   for (int r : ranks) kept_[static_cast<std::size_t>(r)] = 1;

@@ -78,8 +78,10 @@ inline bool may_read_input(Collective collective, int rank) {
 // ordering edges from it). True where MPI's in-place form has that layout:
 // allreduce, reduce and bcast (one buffer), reduce_scatter (the result lands
 // at the start of the buffer that held the input). Allgather is excluded: MPI
-// keeps rank r's in-place input at output block r, not at 0, which neither the
-// Builder nor the verifier model; the runtime must not alias its buffers.
+// keeps rank r's in-place input at output block r, not at 0, which the
+// verifier does not model; the runtime must not alias its buffers (it copies
+// the block), and the Builder tracks an allgather's input apart from its
+// output (its input is the smaller).
 inline bool input_aliases_output(Collective collective) { return collective != Collective::allgather; }
 
 }  // namespace earlybird::coll::detail
