@@ -141,12 +141,23 @@ TEST_CASE("pause() advances the same sequence as next() (spins and yields only: 
 }
 
 TEST_CASE("for_messages: sleeps from the first step unless ranks of this machine share the cores") {
-  Backoff alone = Backoff::for_messages(false);  // as idle(): sleeps of 2, 4, ... us from the first step
+  Backoff alone = Backoff::for_messages(false);  // sleeps of 2, 4, ... us from the first step
   std::vector<Run> sleeps = sleeps_1_to_128_then(5);
   sleeps.erase(sleeps.begin());
   CHECK(runs_of(alone, 6 + 5) == sleeps);
   Backoff shared = Backoff::for_messages(true);
   CHECK(runs_of(shared, 19999 + 7 + 2) == concat({{Kind::yield, 0, 19999}}, sleeps_1_to_128_then(2)));
+}
+
+TEST_CASE("idle: sleeps from the first step, doubling from 2 us to a 2048 us cap") {
+  CHECK(Backoff::kMaxIdleDoublings == 11);
+  Backoff backoff = Backoff::idle();
+  std::vector<Run> expected;
+  for (int us = 2; us < 2048; us *= 2) expected.push_back({Kind::sleep, us, 1});
+  expected.push_back({Kind::sleep, 2048, 3});
+  CHECK(runs_of(backoff, 10 + 3) == expected);
+  backoff.reset();
+  CHECK(backoff.next() == BackoffAction{Kind::sleep, 2});
 }
 
 TEST_CASE("FineTimerSlack makes sleeps precise while it lives, then restores the thread's slack") {

@@ -274,29 +274,34 @@ TEST_CASE("a background task runs off the progress thread while the loop goes on
   CHECK(finished->load());
 }
 
-TEST_CASE("the loop keeps polling for stores by this machine's ranks and sleeps while only messages are awaited") {
+TEST_CASE("the loop polls soon for this machine's ranks, sleeps briefly for messages or a driving caller, long when idle") {
   struct Waiting final : Pollable {
-    Waiting(bool urgent, bool messages) : urgent_(urgent), messages_(messages) {}
+    Waiting(bool urgent, bool messages, bool idle) : urgent_(urgent), messages_(messages), idle_(idle) {}
     bool poll(bool& still_active) override {
       still_active = true;
       return false;
     }
     bool urgent() const override { return urgent_; }
+    bool idle() const override { return idle_; }
     bool waits_for_messages() const override { return messages_; }
-    bool urgent_, messages_;
+    bool urgent_, messages_, idle_;
   };
-  const auto store = std::make_shared<Waiting>(true, false);
-  const auto message = std::make_shared<Waiting>(true, true);
-  const auto idle = std::make_shared<Waiting>(false, false);
+  const auto store = std::make_shared<Waiting>(true, false, false);
+  const auto message = std::make_shared<Waiting>(true, true, false);
+  const auto idle = std::make_shared<Waiting>(false, false, true);
+  const auto idle_transport = std::make_shared<Waiting>(false, true, true);
+  const auto caller_drives = std::make_shared<Waiting>(false, true, false);
   using Active = std::vector<std::shared_ptr<Pollable>>;
   for (const bool shared : {false, true}) {
     CAPTURE(shared);
-    CHECK(must_poll_soon(Active{store}, shared));
-    CHECK(must_poll_soon(Active{message, store}, shared));
-    CHECK_FALSE(must_poll_soon(Active{idle}, shared));
-    CHECK_FALSE(must_poll_soon(Active{}, shared));
+    CHECK(pause_for(Active{store}, shared) == Pause::soon);
+    CHECK(pause_for(Active{message, store}, shared) == Pause::soon);
+    CHECK(pause_for(Active{idle}, shared) == Pause::idle);
+    CHECK(pause_for(Active{idle_transport, idle}, shared) == Pause::idle);
+    CHECK(pause_for(Active{}, shared) == Pause::idle);
+    CHECK(pause_for(Active{caller_drives, idle}, shared) == Pause::brief);
   }
-  CHECK_FALSE(must_poll_soon(Active{message}, false));
-  CHECK_FALSE(must_poll_soon(Active{message, idle}, false));
-  CHECK(must_poll_soon(Active{message}, true));  // the message may come from a rank on these cores
+  CHECK(pause_for(Active{message}, false) == Pause::brief);
+  CHECK(pause_for(Active{message, idle_transport}, false) == Pause::brief);
+  CHECK(pause_for(Active{message}, true) == Pause::soon);  // the message may come from a rank on these cores
 }

@@ -104,6 +104,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   bool urgent() const override {
     return (busy_.load(std::memory_order_relaxed) || driver_.has_posted()) && !driver_.held_by_caller();
   }
+  bool idle() const override { return !busy_.load(std::memory_order_relaxed) && !driver_.has_posted(); }
   bool waits_for_messages() const override { return transport_->waits_for_messages(); }
 
   // Communicator::phase_begin, edge, phase_end, straggler_report, last_decision.

@@ -28,7 +28,7 @@ class Backoff {
   static constexpr int kYieldSteps = 200;
   static constexpr int kSharedYieldSteps = 20000;  // ~ tens of milliseconds of yields
   static constexpr int kMaxDoublings = 7;          // sleeps cap at 128 us
-  static constexpr int kMaxIdleDoublings = 7;      // idle sleeps cap at 128 us too
+  static constexpr int kMaxIdleDoublings = 11;     // idle sleeps cap at 2048 us
   static constexpr int kRelaxesPerSpin = 1;
 
   // Shared: the poller competes for its cores with threads it waits on (a
@@ -39,12 +39,16 @@ class Backoff {
       : spin_steps_(shared ? 0 : kSpinSteps), yield_steps_(shared ? kSharedYieldSteps : kYieldSteps) {}
   // For a poller with nothing urgent (serving a transport between
   // collectives): sleeps from the first step, so the threads that do have
-  // work keep the cores.
-  // Its sleeps grow to 2^kMaxIdleDoublings us.
+  // work keep the cores. Its sleeps double to 2^kMaxIdleDoublings us, so a
+  // peer's request to a rank idle for a while waits at most about half that
+  // while (2 ms at most): each wake-up costs the computation beside it tens
+  // of microseconds of CPU, and at a 128 us cap an idle communicator across
+  // the emulated hosts took 11-14 % of its host's CPU (docs/benchmarks.md,
+  // "An idle communicator's cost").
   static Backoff idle() { return Backoff(0, 0, kMaxIdleDoublings); }
   // For a poller waiting for a message from another machine (a put's data
   // across the network): what it waits for needs none of this machine's
-  // CPUs, so it sleeps from the first step, as idle() does, unless ranks of
+  // CPUs, so it sleeps from the first step (2, 4, ... 128 us), unless ranks of
   // this machine share its cores (then the message may come from one of
   // them, which needs the CPU: the usual policy). A yield would give a
   // CPU-bound thread of this process (a computation overlapping the
@@ -52,7 +56,7 @@ class Backoff {
   // a sleep wakes after its span. Callers off the progress thread hold a
   // FineTimerSlack while they wait, so the short sleeps are short.
   static Backoff for_messages(bool cores_shared_with_other_ranks) {
-    return cores_shared_with_other_ranks ? Backoff(true) : idle();
+    return cores_shared_with_other_ranks ? Backoff(true) : Backoff(0, 0, kMaxDoublings);
   }
   void reset() { step_ = 0; }
 

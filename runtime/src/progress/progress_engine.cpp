@@ -107,14 +107,17 @@ bool ProgressEngine::poll_active() {
   return progressed;
 }
 
-bool must_poll_soon(const std::vector<std::shared_ptr<Pollable>>& active, bool cores_shared_with_other_ranks) {
-  bool messages = false;
+Pause pause_for(const std::vector<std::shared_ptr<Pollable>>& active, bool cores_shared_with_other_ranks) {
+  bool messages = false, driven_elsewhere = false;
   for (const auto& p : active) {
-    if (!p->urgent()) continue;
-    if (!p->waits_for_messages()) return true;
-    messages = true;
+    if (p->urgent()) {
+      if (!p->waits_for_messages() || cores_shared_with_other_ranks) return Pause::soon;
+      messages = true;
+    } else if (!p->idle()) {
+      driven_elsewhere = true;
+    }
   }
-  return messages && cores_shared_with_other_ranks;
+  return messages || driven_elsewhere ? Pause::brief : Pause::idle;
 }
 
 // Sleeps as `step` says, but wakes at once when a request is submitted.
@@ -134,6 +137,7 @@ void ProgressEngine::run() {
   }
   wake_.notify_all();
   Backoff backoff(topo::cores_shared());
+  Backoff brief_backoff = Backoff::for_messages(false);
   Backoff idle_backoff = Backoff::idle();
   constexpr std::uint64_t kTurnsPerStall = 16;
   std::uint64_t turns = 0;
@@ -144,6 +148,7 @@ void ProgressEngine::run() {
     const bool progressed = drain_requests() | poll_active();
     if (progressed) {
       backoff.reset();
+      brief_backoff.reset();
       idle_backoff.reset();
       continue;
     }
@@ -160,12 +165,22 @@ void ProgressEngine::run() {
       backoff.reset();
       continue;
     }
-    if (must_poll_soon(active_, topo::cores_shared_with_other_ranks())) {
-      idle_backoff.reset();
-      backoff.pause();
-    } else {
-      backoff.reset();
-      wait_for_request(idle_backoff.next());
+    switch (pause_for(active_, topo::cores_shared_with_other_ranks())) {
+      case Pause::soon:
+        brief_backoff.reset();
+        idle_backoff.reset();
+        backoff.pause();
+        break;
+      case Pause::brief:
+        backoff.reset();
+        idle_backoff.reset();
+        wait_for_request(brief_backoff.next());
+        break;
+      case Pause::idle:
+        backoff.reset();
+        brief_backoff.reset();
+        wait_for_request(idle_backoff.next());
+        break;
     }
   }
 }

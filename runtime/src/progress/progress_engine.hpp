@@ -31,17 +31,26 @@ class Pollable {
   // False while it only waits for something that may take long (a transport
   // served between collectives): the engine then polls with idle backoff.
   virtual bool urgent() const { return true; }
+  // True when it has nothing to do but wait for peers' requests (a
+  // transport served between collectives), as opposed to work a user thread
+  // drives now, which the engine takes over when that thread lets go.
+  virtual bool idle() const { return !urgent(); }
   // True when what it waits for is a message from another machine
   // (Transport::waits_for_messages): the engine may then sleep between polls.
   virtual bool waits_for_messages() const { return false; }
 };
 
-// Whether a loop polling `active` should keep polling (spin or yield, as the
-// cores allow) rather than sleep between polls: some urgent one waits for a
-// rank of this machine, or for a message that a rank sharing these cores may
-// be sending. Those that only wait for messages from other machines let it
-// sleep (Backoff::for_messages), as do those that wait for nothing urgent.
-bool must_poll_soon(const std::vector<std::shared_ptr<Pollable>>& active, bool cores_shared_with_other_ranks);
+// How a loop polling `active` should pause between polls that find nothing:
+//   soon   spin or yield, as the cores allow (Backoff(shared)): some urgent
+//          one waits for a rank of this machine, or for a message that a
+//          rank sharing these cores may be sending;
+//   brief  sleep 2-128 us (Backoff::for_messages): the urgent ones only wait
+//          for messages from other machines, or a user thread drives one
+//          now (the loop takes over when it lets go, without a wake-up);
+//   idle   sleep up to 2 ms (Backoff::idle): all are idle (transports served
+//          between collectives).
+enum class Pause { soon, brief, idle };
+Pause pause_for(const std::vector<std::shared_ptr<Pollable>>& active, bool cores_shared_with_other_ranks);
 
 struct EngineOptions {
   int worker_threads = 1;  // TBB arena concurrency for reductions
