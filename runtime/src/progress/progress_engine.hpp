@@ -29,7 +29,8 @@ class Pollable {
   // `still_active` is set false when it has nothing left to poll.
   virtual bool poll(bool& still_active) = 0;
   // False while it only waits for something that may take long (a transport
-  // served between collectives): the engine then polls with idle backoff.
+  // served between collectives), or while a user thread drives it: the
+  // engine then sleeps between polls (pause_for).
   virtual bool urgent() const { return true; }
   // True when it has nothing to do but wait for peers' requests (a
   // transport served between collectives), as opposed to work a user thread
