@@ -91,11 +91,6 @@ double median_max_time(int iterations, const std::function<void()>& body, CpuPer
   return stats_of(max_over_ranks(t, MPI_COMM_WORLD)).median;
 }
 
-double largest_over_ranks(double value) {
-  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return value;
-}
-
 Overlap measure(Nonblocking& op, int iterations, double rate) {
   Overlap o;
   for (int w = 0; w < 3; ++w) {
@@ -120,8 +115,10 @@ Overlap measure(Nonblocking& op, int iterations, double rate) {
         op.finish();
       },
       &cpu_overlapped);
-  o.collective_cpu = largest_over_ranks(cpu_overlapped.process - cpu_alone.process);
-  o.idle_cpu = largest_over_ranks(cpu_alone.other_threads);
+  const std::vector<double> largest =
+      max_over_ranks({cpu_overlapped.process - cpu_alone.process, cpu_alone.other_threads}, MPI_COMM_WORLD);
+  o.collective_cpu = largest[0];
+  o.idle_cpu = largest[1];
   const double hidden = (o.t_pure + o.t_cpu - o.t_ovrl) / std::min(o.t_pure, o.t_cpu);
   o.percent = 100.0 * std::max(0.0, std::min(1.0, hidden));
   return o;
