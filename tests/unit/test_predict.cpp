@@ -58,7 +58,7 @@ TEST_CASE("predict_all: fastest first, only what auto may take") {
     const Algorithm* a = find_algorithm(Collective::allreduce, p.algorithm);
     CHECK_FALSE(a->needs_commutative);
     CHECK(a->arrival == ArrivalOrder::none);
-    CHECK_FALSE(a->runs_inline);
+    CHECK(a->executor == Executor::steps);
   }
 }
 

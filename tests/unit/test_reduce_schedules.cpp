@@ -68,15 +68,17 @@ std::vector<std::string> canonical(const Schedule& s) {
 
 }  // namespace
 
-TEST_CASE("catalogue: the six reduce algorithms with their properties") {
+TEST_CASE("catalogue: the seven reduce algorithms with their properties") {
   const auto list = reduce_algorithms();
-  REQUIRE(list.size() == 6);
-  for (const char* name : {"binomial", "chain", "binary_tree", "kary_tree", "greedy", "inline_flags"}) {
+  REQUIRE(list.size() == 7);
+  for (const char* name : {"binomial", "chain", "binary_tree", "kary_tree", "greedy", "inline_flags", "peer_reads"}) {
     const Algorithm* a = find_reduce(name);
     REQUIRE_MESSAGE(a != nullptr, name);
     CHECK(a->needs_commutative == (std::string(name) == "greedy"));
-    CHECK(a->pipelined == (std::string(name) != "binomial" && std::string(name) != "inline_flags"));
-    CHECK(a->runs_inline == (std::string(name) == "inline_flags"));
+    const bool reads_lines_or_peers = std::string(name) == "inline_flags" || std::string(name) == "peer_reads";
+    CHECK(a->pipelined == (std::string(name) != "binomial" && !reads_lines_or_peers));
+    CHECK((a->executor == Executor::inline_lines) == (std::string(name) == "inline_flags"));
+    CHECK((a->executor == Executor::peer_reads) == (std::string(name) == "peer_reads"));
     CHECK(a->default_segment_bytes == (a->pipelined ? 512u * 1024 : 0u));
   }
   CHECK(find_reduce("ring") == nullptr);

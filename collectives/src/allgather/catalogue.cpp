@@ -13,7 +13,10 @@ const std::array kAllgather{
     Algorithm{"recursive_doubling", false, false, 0, detail::without_params<allgather_recursive_doubling>},
     Algorithm{"bruck", false, false, 0, detail::without_params<allgather_bruck>},
     Algorithm{"inline_flags", false, false, 0, detail::without_params<allgather_inline_flags>, ArrivalOrder::none,
-              true},
+              Executor::inline_lines},
+    // Where every rank reads its peers' buffers directly (runtime/src/exec/peer_reads.hpp);
+    // elsewhere inline_flags' schedule, which moves the same data.
+    Algorithm{"peer_reads", false, false, 0, detail::without_params<allgather_inline_flags>, ArrivalOrder::none, Executor::peer_reads},
 };
 
 }  // namespace

@@ -68,20 +68,23 @@ Schedule reduce_then_bcast(int p, std::size_t n, const AlgorithmParams& params, 
 const std::array kAllreduce{
     // Entries with bounds plan one rank from its neighbourhood, or write it
     // directly where they have `plan` (plan_for_rank).
-    Algorithm{"ring", true, false, 0, detail::without_params<allreduce_ring>, ArrivalOrder::none, false, ring_bounds,
+    Algorithm{"ring", true, false, 0, detail::without_params<allreduce_ring>, ArrivalOrder::none, Executor::steps, ring_bounds,
               ring_plan},
     Algorithm{"segmented_ring", true, true, kSegmentedRingDefaultBytes,
               detail::with_segment<allreduce_segmented_ring, kSegmentedRingDefaultBytes>,
-              ArrivalOrder::none, false, segmented_ring_bounds, segmented_ring_plan},
+              ArrivalOrder::none, Executor::steps, segmented_ring_bounds, segmented_ring_plan},
     Algorithm{"recursive_doubling", true, false, 0, detail::keeping<allreduce_recursive_doubling>,
-              ArrivalOrder::none, false, recursive_doubling_bounds},
+              ArrivalOrder::none, Executor::steps, recursive_doubling_bounds},
     Algorithm{"recursive_doubling_halves", false, false, 0,
               detail::without_params<allreduce_recursive_doubling_halves>},
-    Algorithm{"rabenseifner", false, false, 0, detail::keeping<allreduce_rabenseifner>, ArrivalOrder::none, false,
+    Algorithm{"rabenseifner", false, false, 0, detail::keeping<allreduce_rabenseifner>, ArrivalOrder::none, Executor::steps,
               rabenseifner_bounds},
     Algorithm{"linear", false, false, 0, detail::without_params<allreduce_linear>},
     Algorithm{"inline_flags", false, false, 0, detail::without_params<allreduce_inline_flags>, ArrivalOrder::none,
-              true},
+              Executor::inline_lines},
+    // Where every rank reads its peers' buffers directly (runtime/src/exec/peer_reads.hpp);
+    // elsewhere inline_flags' schedule, which moves the same data.
+    Algorithm{"peer_reads", false, false, 0, detail::without_params<allreduce_inline_flags>, ArrivalOrder::none, Executor::peer_reads},
     Algorithm{"chain", false, true, kChainDefaultBytes, detail::with_segment<allreduce_chain, kChainDefaultBytes>},
     Algorithm{"binomial", false, false, 0, detail::without_params<allreduce_binomial>},
     Algorithm{"binary_tree", false, true, kReduceBcastDefaultBytes,

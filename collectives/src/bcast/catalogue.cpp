@@ -23,7 +23,10 @@ const std::array kBcast{
               [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_scatter_allgather(p, n); }},
     Algorithm{"inline_flags", false, false, 0,
               [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_inline_flags(p, n); },
-              ArrivalOrder::none, true},
+              ArrivalOrder::none, Executor::inline_lines},
+    // Where every rank reads its peers' buffers directly (runtime/src/exec/peer_reads.hpp);
+    // elsewhere inline_flags' schedule, which moves the same data.
+    Algorithm{"peer_reads", false, false, 0, [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_inline_flags(p, n); }, ArrivalOrder::none, Executor::peer_reads},
 };
 
 }  // namespace

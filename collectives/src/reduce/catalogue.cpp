@@ -36,7 +36,10 @@ const std::array kReduce{
               }},
     Algorithm{"inline_flags", false, false, 0,
               [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return reduce_inline_flags(p, n); },
-              ArrivalOrder::none, true},
+              ArrivalOrder::none, Executor::inline_lines},
+    // Where every rank reads its peers' buffers directly (runtime/src/exec/peer_reads.hpp);
+    // elsewhere inline_flags' schedule, which moves the same data.
+    Algorithm{"peer_reads", false, false, 0, [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return reduce_inline_flags(p, n); }, ArrivalOrder::none, Executor::peer_reads},
 };
 
 }  // namespace

@@ -12,7 +12,10 @@ const std::array kReduceScatter{
     Algorithm{"ring", true, false, 0, detail::without_params<reduce_scatter_ring>},
     Algorithm{"recursive_halving", true, false, 0, detail::without_params<reduce_scatter_recursive_halving>},
     Algorithm{"inline_flags", false, false, 0, detail::without_params<reduce_scatter_inline_flags>,
-              ArrivalOrder::none, true},
+              ArrivalOrder::none, Executor::inline_lines},
+    // Where every rank reads its peers' buffers directly (runtime/src/exec/peer_reads.hpp);
+    // elsewhere inline_flags' schedule, which moves the same data.
+    Algorithm{"peer_reads", false, false, 0, detail::without_params<reduce_scatter_inline_flags>, ArrivalOrder::none, Executor::peer_reads},
 };
 
 }  // namespace

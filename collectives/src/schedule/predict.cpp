@@ -161,7 +161,7 @@ std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_
                                     bool commutative, const LevelCosts& costs) {
   std::vector<Prediction> predictions;
   for (const Algorithm& a : algorithms(collective)) {
-    if (a.arrival != ArrivalOrder::none || a.runs_inline || (a.needs_commutative && !commutative)) continue;
+    if (a.arrival != ArrivalOrder::none || a.executor != Executor::steps || (a.needs_commutative && !commutative)) continue;
     predictions.push_back({a.name, predict(a, ranks, count, elem_bytes, costs)});
   }
   std::stable_sort(predictions.begin(), predictions.end(),

@@ -103,7 +103,7 @@ Future CommCore::launch(const CollectiveCall& call, const std::shared_ptr<const 
                             pap::arrival_ordered(*p->info) ? pap::global_now_us(*transport_) : 0};
   try {
     if (size_ == 1 && p->caller_run && run_alone(call)) return completed_future();
-    if (p->caller_run && p->runs_inline)
+    if (p->caller_run && p->executor == coll::Executor::inline_lines)
       if (auto done = run_inline_here(call, &p)) return std::move(*done);
     if (p->caller_run) return run_here(batch(call, p, 0, context));
     std::vector<Pending> items;

@@ -15,6 +15,7 @@
 #include "../exec/inline_collective.hpp"
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
+#include "../exec/peer_reads.hpp"
 #include "../pap/arrival_session.hpp"
 #include "../progress/progress_engine.hpp"
 #include "../rma/transport.hpp"
@@ -152,7 +153,11 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     std::chrono::milliseconds timeout{0};
     std::chrono::milliseconds straggler_after{0};
     bool caller_run = false;
-    bool runs_inline = false;  // on the inline lines (exec/inline_collective.hpp), not its plan
+    // What runs its batches: the plan's steps (Operation), the inline lines
+    // (exec/inline_collective.hpp) or reads of the peers' buffers
+    // (exec/peer_reads.hpp); the latter two only where the algorithm asks
+    // for them and this communicator can.
+    coll::Executor executor = coll::Executor::steps;
     std::shared_ptr<Binding> static_binding;  // null for arrival-ordered algorithms
   };
 

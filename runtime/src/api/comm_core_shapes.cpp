@@ -103,6 +103,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->signature = signature_of(call, p->algorithm);
   p->timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
   p->straggler_after = call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
+  if (p->info->executor == coll::Executor::peer_reads && direct() && transport_->reads_peer_memory())
+    p->executor = coll::Executor::peer_reads;
   try {
     plan_batches(*p);
   } catch (const std::exception& e) {
@@ -110,7 +112,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
     return p;
   }
   p->caller_run = caller_may_run(*p);
-  p->runs_inline = p->info->runs_inline && p->batch_keys.size() == 1 && fits_inline_lines(call);
+  if (p->info->executor == coll::Executor::inline_lines && p->batch_keys.size() == 1 && fits_inline_lines(call))
+    p->executor = coll::Executor::inline_lines;
   if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
   return p;
 }
@@ -127,6 +130,12 @@ void CommCore::plan_batches(Prepared& p) {
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
   PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,
                      call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
+  if (p.executor == coll::Executor::peer_reads) {  // no plan, no scratch: one batch
+    p.per_batch = call.count;
+    p.batch_keys.push_back(key);
+    p.batch_plans.push_back(nullptr);
+    return;
+  }
   const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans_->arrival_batch_count(key) : plans_->batch_count(key);
   p.per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
   const std::size_t batches = call.count == 0 ? 1 : (call.count + p.per_batch - 1) / p.per_batch;
@@ -165,7 +174,7 @@ CommCore::Pending CommCore::pending_of(const CollectiveCall& call, const Prepare
           coll::completion_implies_all_started(call.collective), p.straggler_after, allreduce_bytes, nullptr, 0};
 }
 
-// Batch `b` of the call: an Operation, or the inline lines.
+// Batch `b` of the call: an Operation, the inline lines or peer reads.
 CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& prepared,
                                   std::size_t b, const CallContext& context) {
   const Prepared& p = *prepared;
@@ -173,10 +182,14 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
   const OperationBuffers buffers = buffers_of(call, p, b);
   std::shared_ptr<const std::string> description(prepared, &p.description);
   std::shared_ptr<CollectiveTask> task;
-  if (p.runs_inline) {
+  if (p.executor == coll::Executor::inline_lines) {
     task = std::make_shared<InlineCollective>(direct_windows_, rank_, lanes_, layout_, buffers,
                                               InlineCollective::Call{call.collective, call.root, key.count}, p.signature,
                                               p.timeout, std::move(description));
+  } else if (p.executor == coll::Executor::peer_reads) {
+    task = std::make_shared<PeerReads>(*transport_, direct_windows_, lanes_, layout_, buffers,
+                                       PeerReads::Call{call.collective, call.root, key.count}, p.signature, p.timeout,
+                                       std::move(description));
   } else {
     const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
     task = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us), ctx,

@@ -82,7 +82,7 @@ const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* 
 // nothing to compare).
 std::string first_suitable(Collective collective, bool commutative) {
   for (const auto& a : coll::algorithms(collective))
-    if (a.arrival == coll::ArrivalOrder::none && !a.runs_inline && (commutative || !a.needs_commutative))
+    if (a.arrival == coll::ArrivalOrder::none && a.executor == coll::Executor::steps && (commutative || !a.needs_commutative))
       return std::string(a.name);
   return "";
 }

@@ -41,6 +41,9 @@ class InProcTransport final : public Transport {
   std::byte* window() override { return fabric_->window(rank_); }
   int node_ranks() const override { return fabric_->node_ranks(); }
   std::byte* direct_window(int rank) override { return fabric_->window(rank); }
+  // One process: a peer's buffer is read with memcpy.
+  bool reads_peer_memory() const override { return true; }
+  void read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes) override;
   std::size_t window_bytes() const override { return fabric_->window_bytes(); }
   // Data: memcpy between the simulated windows (bounds-checked).
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;

@@ -37,7 +37,10 @@ MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes, bool allow_s
   if (rc != MPI_SUCCESS) MPI_Comm_free(&comm_);
   check_mpi(rc, shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate");
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
-  if (shared) find_peer_windows();
+  if (shared) {
+    find_peer_windows();
+    peer_memory_.emplace(comm_);
+  }
   std::memset(base_, 0, window_bytes);
   check_mpi(PMPI_Barrier(comm_), "MPI_Barrier (window set-up)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
@@ -53,6 +56,11 @@ void MpiTransport::find_peer_windows() {
     check_mpi(MPI_Win_shared_query(win_, r, &bytes, &disp_unit, &base), "MPI_Win_shared_query");
     peers_[static_cast<std::size_t>(r)] = static_cast<std::byte*>(base);
   }
+}
+
+void MpiTransport::read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes) {
+  if (!reads_peer_memory()) return Transport::read_peer_memory(rank, address, to, bytes);
+  peer_memory_->read(rank, address, to, bytes);
 }
 
 std::uint64_t& MpiTransport::word(int target, std::size_t offset) const {

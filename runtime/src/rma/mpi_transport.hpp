@@ -6,6 +6,8 @@
 // and every operation is a load, store or copy into a peer's part, found
 // with MPI_Win_shared_query: put/get = memcpy, notify = atomic release
 // store, remote reads and fetch-add = atomics. No MPI call on the data path.
+// Direct transports also read peers' user buffers where the kernel lets
+// them (peer_memory.hpp).
 //
 // Otherwise MPI_Win_allocate (create/dynamic windows need the target to
 // enter MPI for atomics). Notification = MPI_Put of the data, MPI_Win_flush,
@@ -18,10 +20,12 @@
 #pragma once
 
 #include "mpi_comm.hpp"
+#include "peer_memory.hpp"
 #include "transport.hpp"
 
 #include <mpi.h>
 
+#include <optional>
 #include <vector>
 
 namespace earlybird {
@@ -39,6 +43,8 @@ class MpiTransport final : public Transport {
   std::byte* window() override { return base_; }
   int node_ranks() const override { return node_ranks_; }
   std::byte* direct_window(int rank) override { return direct() ? peers_[static_cast<std::size_t>(rank)] : nullptr; }
+  bool reads_peer_memory() const override { return peer_memory_ && peer_memory_->usable(); }
+  void read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes) override;
   std::size_t window_bytes() const override { return bytes_; }
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
@@ -68,6 +74,7 @@ class MpiTransport final : public Transport {
   bool allow_shared_ = true;
   int node_ranks_ = 0;
   std::vector<std::byte*> peers_;  // every rank's window, when direct
+  std::optional<PeerMemory> peer_memory_;  // when direct
   int rank_ = 0;
   int size_ = 0;
   ClockSync clock_;

@@ -27,6 +27,13 @@ class Transport {
   // `rank`'s window when this process can load and store it directly (a
   // shared-memory window, or simulated ranks); nullptr otherwise.
   virtual std::byte* direct_window(int /*rank*/) { return nullptr; }
+  // True when this process can copy from any address of every rank's
+  // process: a peer's user buffers (exec/peer_reads.hpp). Agreed by all
+  // ranks at creation, so every rank gives the same answer.
+  virtual bool reads_peer_memory() const { return false; }
+  // Copies `bytes` at `address` in `rank`'s process into `to`. Throws Error
+  // with the kernel's reason when it refuses (a freed buffer, a bad address).
+  virtual void read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes);
 
   // Copies `bytes` from local memory into target's window at `offset`; the data
   // is complete at the target when the call returns.

@@ -68,6 +68,17 @@ enum class ArrivalOrder : std::uint8_t {
               // whose requirements cover every entry it may pick
 };
 
+// What runs an algorithm's calls on a rank. `steps` everywhere; the others
+// only where the runtime reaches every rank's memory directly (one node, a
+// shared window; simulated ranks), which run the schedule's meaning without
+// its steps: elsewhere they run their schedule's steps.
+enum class Executor : std::uint8_t {
+  steps,         // the schedule's steps, through the transport
+  inline_lines,  // data-carrying flag lines, small calls (allreduce/inline_flags.cpp)
+  peer_reads,    // each rank copies what it needs straight out of its peers'
+                 // user buffers (process_vm_readv; runtime/src/exec/peer_reads.hpp)
+};
+
 struct Algorithm {
   std::string_view name;
   bool needs_commutative;  // true: may combine contributions out of rank order
@@ -75,10 +86,7 @@ struct Algorithm {
   std::size_t default_segment_bytes;  // 0 when not pipelined
   Schedule (*make)(int ranks, std::size_t count, const AlgorithmParams& params, std::size_t elem_bytes);
   ArrivalOrder arrival = ArrivalOrder::none;
-  // True: where the runtime can load and store every rank's window, small
-  // calls run the schedule's meaning on data-carrying flag lines instead of
-  // its steps (allreduce/inline_flags.cpp).
-  bool runs_inline = false;
+  Executor executor = Executor::steps;
   // Set where a rank can plan without the whole schedule, because `make`
   // honours AlgorithmParams::keep (plan_for_rank builds one rank's plan from
   // its neighbourhood) or the entry has `plan`; plan_for_rank then takes the

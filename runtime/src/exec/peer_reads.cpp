@@ -1,0 +1,334 @@
+#include "peer_reads.hpp"
+
+#include <earlybird/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+namespace earlybird {
+namespace {
+
+using coll::Collective;
+
+// A fold's unit: a peer's chunk read into a buffer, then reduced into the
+// output while both are in cache.
+constexpr std::size_t kChunkBytes = 128 * 1024;
+
+std::uint64_t load_acquire(const std::byte* word) {
+  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(word)))
+      .load(std::memory_order_acquire);
+}
+
+void store_release(std::byte* word, std::uint64_t value) {
+  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(word)).store(value, std::memory_order_release);
+}
+
+bool overlap(const std::byte* a, const std::byte* b, std::size_t bytes) { return a < b + bytes && b < a + bytes; }
+
+}  // namespace
+
+PeerReads::PeerReads(Transport& transport, const std::vector<std::byte*>& windows, LaneGuard& lanes,
+                     const WindowLayout& layout, const OperationBuffers& buffers, Call call, std::uint64_t signature,
+                     Clock::duration timeout, std::shared_ptr<const std::string> description)
+    : transport_(&transport),
+      windows_(&windows),
+      lanes_(&lanes),
+      layout_(layout),
+      buffers_(buffers),
+      call_(call),
+      rank_(transport.rank()),
+      size_(static_cast<int>(windows.size())),
+      elem_(size_of(buffers.type)),
+      signature_(signature & kSignatureMask),
+      timeout_(timeout),
+      description_(std::move(description)) {}
+
+// The table in the header, for this rank.
+bool PeerReads::reads(int rank) const {
+  switch (call_.collective) {
+    case Collective::allgather:
+      return rank != rank_;
+    case Collective::bcast:
+      return rank_ != call_.root && rank == call_.root;
+    case Collective::reduce:
+      return rank_ == call_.root;
+    case Collective::reduce_scatter:
+    case Collective::allreduce:
+      return true;
+  }
+  return false;
+}
+
+bool PeerReads::is_read_by(int rank) const {
+  if (rank == rank_) return false;
+  switch (call_.collective) {
+    case Collective::bcast:
+      return rank_ == call_.root;
+    case Collective::reduce:
+      return rank == call_.root;
+    default:
+      return true;
+  }
+}
+
+bool PeerReads::folds() const {
+  return call_.collective != Collective::allgather && call_.collective != Collective::bcast;
+}
+
+std::size_t PeerReads::slice_first(int rank) const {
+  return call_.count * static_cast<std::size_t>(rank) / static_cast<std::size_t>(size_);
+}
+
+PeerReads::Piece PeerReads::piece_of(int rank) const {
+  const std::size_t n = call_.count;
+  switch (call_.collective) {
+    case Collective::allgather:
+      return {false, 0, n, static_cast<std::size_t>(rank) * n};
+    case Collective::reduce_scatter:
+      return {false, static_cast<std::size_t>(rank_) * n, n, 0};
+    case Collective::allreduce: {
+      const std::size_t first = slice_first(rank_);
+      return {false, first, slice_first(rank_ + 1) - first, first};
+    }
+    default:  // bcast, reduce
+      return {false, 0, n, 0};
+  }
+}
+
+std::byte* PeerReads::line(int rank, Line which) const {
+  return (*windows_)[static_cast<std::size_t>(rank)] + lane_offset_ + which * 64;
+}
+
+void PeerReads::write_line(Line which, std::uintptr_t input, std::uintptr_t output) {
+  std::byte* l = line(rank_, which);
+  if (which == kWhere) {
+    std::memcpy(l + 8, &input, sizeof input);
+    std::memcpy(l + 16, &output, sizeof output);
+  }
+  store_release(l, value_);
+}
+
+bool PeerReads::line_ready(int rank, Line which) {
+  const std::uint64_t seen = load_acquire(line(rank, which));
+  if (seen == value_) return true;
+  const std::uint64_t sequence = seen >> kSignatureBits;
+  if (which == kRead && sequence > sequence_) return true;
+  if (sequence >= sequence_)
+    fail("rank " + std::to_string(rank) +
+         " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)");
+  return false;
+}
+
+void PeerReads::start(std::uint64_t sequence) {
+  sequence_ = sequence;
+  if (sequence == 0) return local_copy();
+  value_ = flag_value(sequence, signature_);
+  lane_offset_ = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kInlineLanes));
+  where_.assign(static_cast<std::size_t>(size_), {});
+  done_.assign(static_cast<std::size_t>(size_), 0);
+  stage_ = Stage::guarding;
+  poll();
+}
+
+// Nothing to exchange (count 0, or one rank): output = input.
+void PeerReads::local_copy() {
+  const std::size_t bytes = call_.count * elem_;
+  if (bytes > 0 && buffers_.input && buffers_.output && buffers_.input != buffers_.output)
+    std::memcpy(buffers_.output, buffers_.input, bytes);
+  stage_ = Stage::done;
+}
+
+bool PeerReads::poll() {
+  if (finished()) return false;
+  bool progressed = false;
+  try {
+    if (stage_ == Stage::guarding) progressed = guard() || progressed;
+    if (stage_ == Stage::reading) progressed = read_stage() || progressed;
+    if (stage_ == Stage::placing) progressed = place_stage() || progressed;
+    if (stage_ == Stage::releasing) progressed = release_stage() || progressed;
+  } catch (const std::exception& e) {
+    fail(e.what());
+    return true;
+  }
+  if (progressed)
+    progressed_since_watch_ = true;
+  else
+    watch();
+  return progressed;
+}
+
+// Publishes where this rank's buffers are, once no peer may still read the
+// lane's previous call; places this rank's own block (allgather) or buffer
+// (a bcast root's, when not in place).
+bool PeerReads::guard() {
+  if (!lanes_->all_free(rank_, sequence_, WindowLayout::kInlineLanes)) return false;
+  write_line(kWhere, reinterpret_cast<std::uintptr_t>(buffers_.input),
+             reinterpret_cast<std::uintptr_t>(buffers_.output));
+  const bool places_own = call_.collective == Collective::allgather ||
+                          (call_.collective == Collective::bcast && rank_ == call_.root);
+  if (places_own && buffers_.input && buffers_.output) {
+    std::byte* to = buffers_.output + piece_of(rank_).to * elem_;
+    if (to != buffers_.input) std::memcpy(to, buffers_.input, call_.count * elem_);
+  }
+  stage_ = Stage::reading;
+  return true;
+}
+
+// Places each rank's piece as soon as its line 0 is there; a fold waits for
+// all of them (rank order).
+bool PeerReads::read_stage() {
+  bool progressed = false;
+  bool all = true;
+  for (int k = 0; k < size_ && !failure_.failed(); ++k) {
+    if (!reads(k) || k == rank_ || done_[static_cast<std::size_t>(k)]) continue;
+    if (!line_ready(k, kWhere)) {
+      all = false;
+      continue;
+    }
+    std::memcpy(&where_[static_cast<std::size_t>(k)].input, line(k, kWhere) + 8, sizeof(std::uintptr_t));
+    std::memcpy(&where_[static_cast<std::size_t>(k)].output, line(k, kWhere) + 16, sizeof(std::uintptr_t));
+    done_[static_cast<std::size_t>(k)] = 1;
+    progressed = true;
+    if (!folds()) place(k, piece_of(k));
+  }
+  if (!all || failure_.failed()) return progressed;
+  const bool reads_any = std::any_of(done_.begin(), done_.end(), [](char d) { return d != 0; }) ||
+                         (folds() && reads(rank_));
+  if (folds() && reads(rank_)) fold_all();
+  std::fill(done_.begin(), done_.end(), 0);
+  if (call_.collective == Collective::allreduce) {
+    write_line(kReduced);
+    stage_ = Stage::placing;
+  } else {
+    if (reads_any) write_line(kRead);
+    stage_ = Stage::releasing;
+  }
+  return true;
+}
+
+// Allreduce: every peer's final slice, as each becomes final.
+bool PeerReads::place_stage() {
+  bool progressed = false;
+  bool all = true;
+  for (int k = 0; k < size_ && !failure_.failed(); ++k) {
+    if (k == rank_ || done_[static_cast<std::size_t>(k)]) continue;
+    if (!line_ready(k, kReduced)) {
+      all = false;
+      continue;
+    }
+    const std::size_t first = slice_first(k);
+    place(k, {true, first, slice_first(k + 1) - first, first});
+    done_[static_cast<std::size_t>(k)] = 1;
+    progressed = true;
+  }
+  if (!all || failure_.failed()) return progressed;
+  std::fill(done_.begin(), done_.end(), 0);
+  write_line(kRead);
+  stage_ = Stage::releasing;
+  return true;
+}
+
+// Done once every rank reading this one's buffers says it has finished.
+bool PeerReads::release_stage() {
+  bool progressed = false;
+  bool all = true;
+  for (int k = 0; k < size_ && !failure_.failed(); ++k) {
+    if (!is_read_by(k) || done_[static_cast<std::size_t>(k)]) continue;
+    if (!line_ready(k, kRead)) {
+      all = false;
+      continue;
+    }
+    done_[static_cast<std::size_t>(k)] = 1;
+    progressed = true;
+  }
+  if (all && !failure_.failed()) {
+    stage_ = Stage::done;
+    return true;
+  }
+  return progressed;
+}
+
+void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
+  if (piece.count == 0) return;
+  const Where& where = where_[static_cast<std::size_t>(rank)];
+  const std::uintptr_t from = (piece.from_output ? where.output : where.input) + piece.first * elem_;
+  try {
+    transport_->read_peer_memory(rank, from, to, piece.count * elem_);
+  } catch (const std::exception& e) {
+    throw Error("reading rank " + std::to_string(rank) + "'s buffer: " + e.what());
+  }
+}
+
+void PeerReads::place(int rank, const Piece& piece) { read(rank, piece, buffers_.output + piece.to * elem_); }
+
+void PeerReads::fold_all() {
+  const Piece piece = piece_of(rank_);
+  if (piece.count == 0) return;
+  const std::size_t chunk_elems = std::max<std::size_t>(1, kChunkBytes / elem_);
+  std::byte* out = buffers_.output + piece.to * elem_;
+  const std::byte* own = buffers_.input + piece.first * elem_;
+  const bool aliased = overlap(out, own, piece.count * elem_);
+  chunk_.resize(chunk_elems * elem_);
+  if (aliased) own_chunk_.resize(chunk_elems * elem_);
+  for (std::size_t offset = 0; offset < piece.count; offset += chunk_elems) {
+    const std::size_t n = std::min(chunk_elems, piece.count - offset);
+    const std::size_t bytes = n * elem_;
+    std::byte* dst = out + offset * elem_;
+    const std::byte* mine = own + offset * elem_;
+    if (aliased) {
+      std::memcpy(own_chunk_.data(), mine, bytes);
+      mine = own_chunk_.data();
+    }
+    for (int k = 0; k < size_; ++k) {
+      // Rank 0's part lands in the output directly; later ones are reduced into it.
+      std::byte* into = k == 0 ? dst : chunk_.data();
+      const std::byte* src = mine;
+      if (k != rank_) {
+        read(k, {false, piece.first + offset, n, 0}, into);
+        src = into;
+      }
+      if (k == 0) {
+        if (src != dst) std::memcpy(dst, src, bytes);
+      } else {
+        buffers_.op.apply(buffers_.type, dst, dst, src, n);
+      }
+    }
+  }
+}
+
+// As InlineCollective's watchdog: the clock once per 16 idle polls; the
+// timeout counts from the first look after the last progress.
+void PeerReads::watch() {
+  constexpr std::uint32_t kPollsPerWatch = 16;
+  if (++idle_polls_ % kPollsPerWatch != 0) return;
+  const auto now = Clock::now();
+  if (progressed_since_watch_) {
+    progressed_since_watch_ = false;
+    deadline_ = now + timeout_;
+    return;
+  }
+  if (now <= deadline_) return;
+  const std::string ms = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count());
+  if (stage_ == Stage::guarding)
+    return time_out("watchdog: peers did not finish the collective before this one for " + ms + " ms");
+  time_out("watchdog: no notification arrived for " + ms + " ms; still waiting for" + waiting_for());
+}
+
+std::string PeerReads::waiting_for() const {
+  std::string ranks;
+  for (int k = 0; k < size_; ++k) {
+    const bool waited = stage_ == Stage::reading    ? reads(k) && k != rank_
+                        : stage_ == Stage::placing  ? k != rank_
+                        : stage_ == Stage::releasing ? is_read_by(k)
+                                                     : false;
+    if (waited && !done_[static_cast<std::size_t>(k)]) ranks += (ranks.empty() ? " rank " : ", rank ") + std::to_string(k);
+  }
+  return ranks;
+}
+
+void PeerReads::fail(const std::string& cause) {
+  if (!failure_.failed()) failure_.set(std::make_exception_ptr(Error(*description_ + ": " + cause)));
+}
+
+}  // namespace earlybird

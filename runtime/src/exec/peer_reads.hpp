@@ -1,0 +1,152 @@
+// PeerReads: the peer_reads entries of the catalogue, on ranks that read each
+// other's user buffers directly (Transport::reads_peer_memory: one node,
+// process_vm_readv; simulated ranks). Each rank publishes where its buffers
+// are; every rank copies what it needs straight out of its peers' buffers,
+// once, into its output (placing it, or folding it in rank order); a rank
+// finishes once every rank that reads its buffers says it is done with them.
+//
+// Published in the rank's own inline lane of the collective (WindowLayout:
+// sequence n uses inline lane n % 8), one writer per line, each line's first
+// word the collective's flag value, release-stored after the rest:
+//   line 0  where: the input and output addresses
+//   line 1  reduced: this rank's slice of an allreduce is final
+//   line 2  read: this rank has read all it reads of the others' buffers
+//
+//   collective      reads                                           into output
+//   allgather       every peer's input                              place at k x count
+//   bcast           non-roots: the root's buffer                    place
+//   reduce          root: every rank's input                        fold in rank order
+//   reduce_scatter  every rank's input, block r                     fold in rank order
+//   allreduce       every rank's input, slice r (of P);             fold in rank order,
+//                   then every peer's output, slice k, once final   then place
+//
+// Cost (m bytes per rank's vector): allgather (P-1) m read per rank; bcast m
+// per non-root, all reading the root's buffer at once; reduce (P-1) m read
+// and reduced at the root; reduce_scatter (P-1) m read and reduced per rank;
+// allreduce (P-1) m/P read and reduced and another (P-1) m/P read per rank.
+// Each byte is copied once (against twice through the window), by a system
+// call per peer read (folds: per 128 KiB chunk); the owner of a buffer
+// waits for its readers' line 2, a synchronisation the schedules' puts do
+// not have (an MPI bcast root may return before any reader has the data).
+// Limitations: needs Transport::reads_peer_memory; folds begin once every
+// rank has published (rank order, any operator); one batch at any size.
+//
+// Lane reuse as InlineCollective's: a rank writes its lines for n once every
+// peer finished n - 8 (LaneGuard). A rank that wrote any line of a later
+// call in this lane has finished n, so waits for line 2 accept later
+// sequences; lines 0 and 1 must carry this call's value exactly.
+//
+// state       waits for                                     then
+// guarding    every peer free for this sequence (LaneGuard)  publish line 0
+// reading     line 0 of the ranks it reads                   place each as it is ready; fold all
+//                                                            at once (allreduce: line 1)
+// placing     (allreduce) line 1 of each peer                read its final slice
+// releasing   line 2 of every rank that reads this one       done (line 2 written on entry)
+#pragma once
+
+#include "collective_task.hpp"
+#include "lane_guard.hpp"
+#include "operation.hpp"
+#include "../rma/transport.hpp"
+#include "../rma/window_layout.hpp"
+
+#include <earlybird/collectives/catalogue.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace earlybird {
+
+class PeerReads final : public CollectiveTask {
+ public:
+  struct Call {
+    coll::Collective collective;
+    int root;
+    std::size_t count;  // per rank, or per block (allgather, reduce_scatter)
+  };
+  // `windows`: every rank's window (InlineCollective::direct_windows), which
+  // must outlive the task, as must `transport` and `lanes`.
+  PeerReads(Transport& transport, const std::vector<std::byte*>& windows, LaneGuard& lanes,
+            const WindowLayout& layout, const OperationBuffers& buffers, Call call, std::uint64_t signature,
+            std::chrono::steady_clock::duration timeout, std::shared_ptr<const std::string> description);
+
+  bool talks_to_peers() const override { return call_.count > 0 && size_ > 1; }
+  void start(std::uint64_t sequence) override;
+  bool poll() override;
+  bool finished() const override { return stage_ == Stage::done || failure_.failed(); }
+  std::exception_ptr error() const override { return failure_.error(); }
+  void fail(const std::string& cause) override;
+  std::uint64_t sequence() const override { return sequence_; }
+  const std::string& description() const override { return *description_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  enum class Stage { guarding, reading, placing, releasing, done };
+  enum Line : std::size_t { kWhere = 0, kReduced = 1, kRead = 2 };
+  struct Where {
+    std::uintptr_t input = 0, output = 0;
+  };
+  // An element range of a rank's buffer and where it goes in this rank's output.
+  struct Piece {
+    bool from_output = false;  // the rank's output (allreduce's final slices), else its input
+    std::size_t first = 0;     // elements into that buffer
+    std::size_t count = 0;
+    std::size_t to = 0;        // elements into this rank's output
+  };
+
+  bool reads(int rank) const;        // in the reading stage
+  bool is_read_by(int rank) const;   // `rank` reads this rank's buffers
+  bool folds() const;
+  Piece piece_of(int rank) const;    // what the reading stage takes of `rank`
+  std::size_t slice_first(int rank) const;  // allreduce: rank's slice of the count
+  std::byte* line(int rank, Line which) const;
+  void write_line(Line which, std::uintptr_t input = 0, std::uintptr_t output = 0);
+  // True when `rank`'s line carries this call's value (line 2: or a later
+  // call's); fails the task when it shows another collective.
+  bool line_ready(int rank, Line which);
+
+  bool guard();
+  bool read_stage();
+  bool place_stage();
+  bool release_stage();
+  // Reads `piece` of `rank` to `to` (its `to` field ignored), or into this
+  // rank's output where the piece says (place).
+  void read(int rank, const Piece& piece, std::byte* to);
+  void place(int rank, const Piece& piece);
+  // output[to, to + count) = x_0 op x_1 op ... op x_{P-1}, each rank's
+  // piece_of(), in chunks, in rank order.
+  void fold_all();
+  void local_copy();  // sequence 0: nothing to exchange
+  void watch();
+  std::string waiting_for() const;
+
+  Transport* transport_;
+  const std::vector<std::byte*>* windows_;
+  LaneGuard* lanes_;
+  WindowLayout layout_;
+  OperationBuffers buffers_;
+  Call call_;
+  int rank_;
+  int size_;
+  std::size_t elem_;
+  std::uint64_t signature_;
+  Clock::duration timeout_;
+  std::shared_ptr<const std::string> description_;
+
+  std::uint64_t sequence_ = 0;
+  std::uint64_t value_ = 0;      // flag_value(sequence, signature)
+  std::size_t lane_offset_ = 0;  // of this sequence's inline lane
+  Stage stage_ = Stage::guarding;
+  std::vector<Where> where_;     // per rank, once its line 0 was seen
+  std::vector<char> done_;       // per rank: read in the current stage, or released
+  std::vector<std::byte> chunk_, own_chunk_;  // fold buffers
+  std::uint32_t idle_polls_ = 0;
+  bool progressed_since_watch_ = true;
+  Clock::time_point deadline_;
+  FirstFailure failure_;
+};
+
+}  // namespace earlybird
