@@ -133,10 +133,10 @@ TEST_CASE("over simulated nodes, hierarchical and auto give the exact result for
   CHECK_THROWS_AS(SimWorld(4, uneven), Error);
 }
 
-TEST_CASE("every type and operator, ring and recursive doubling, P = 3") {
+TEST_CASE("every type and operator, ring, recursive doubling and peer reads, P = 3") {
   SimWorld world(3);
   Failures failures;
-  for (const char* algorithm : {"ring", "recursive_doubling"})
+  for (const char* algorithm : {"ring", "recursive_doubling", "peer_reads"})
     for (Op op : {Op::sum, Op::prod, Op::min, Op::max, Op::land, Op::lor, Op::lxor, Op::band, Op::bor, Op::bxor}) {
       check_allreduce<std::int8_t>(world, algorithm, 257, op, false, failures);
       check_allreduce<std::int16_t>(world, algorithm, 257, op, true, failures);
@@ -230,7 +230,8 @@ TEST_CASE("bad arguments fail the future with the collective, rank and cause") {
 TEST_CASE("mismatched counts are reported, not silently reduced") {
   // ring: flags carry the signature; inline_flags (small, direct windows):
   // the data lines carry it.
-  for (const auto& [algorithm, count] : {std::pair<std::string, std::size_t>{"ring", 100}, {"inline_flags", 10}}) {
+  for (const auto& [algorithm, count] :
+       {std::pair<std::string, std::size_t>{"ring", 100}, {"inline_flags", 10}, {"peer_reads", 1000}}) {
     CAPTURE(algorithm);
     SimOptions options;
     options.timeout = std::chrono::milliseconds(2000);
@@ -257,7 +258,8 @@ TEST_CASE("mismatched counts are reported, not silently reduced") {
 }
 
 TEST_CASE("a rank that never arrives trips the watchdog, which names it") {
-  for (const auto& [algorithm, count] : {std::pair<std::string, std::size_t>{"ring", 64}, {"inline_flags", 5}}) {
+  for (const auto& [algorithm, count] :
+       {std::pair<std::string, std::size_t>{"ring", 64}, {"inline_flags", 5}, {"peer_reads", 1000}}) {
     CAPTURE(algorithm);
     SimOptions options;
     options.timeout = std::chrono::milliseconds(500);
@@ -279,7 +281,7 @@ TEST_CASE("a rank that never arrives trips the watchdog, which names it") {
       CHECK(errors[static_cast<std::size_t>(r)].find("watchdog") != std::string::npos);
     }
     // Rank 0's ring predecessor is rank 2, and every rank reads rank 2's
-    // inline lines: the error must name the missing rank.
+    // inline lines or buffers: the error must name the missing rank.
     CHECK(errors[0].find("rank 2") != std::string::npos);
   }
 }

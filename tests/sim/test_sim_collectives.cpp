@@ -4,12 +4,14 @@
 // in flight, the case the lane guard exists for (run under TSan in CI).
 #include <doctest/doctest.h>
 
+#include "../common/concat_op.hpp"
 #include "../common/oracle.hpp"
 #include "sim_support.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/sim.hpp>
 
+#include <array>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -166,6 +168,85 @@ TEST_CASE("rooted collectives back to back with changing roots, many in flight")
         const auto i = static_cast<std::size_t>(k);
         wait_bounded(futures[i], rank, "bcast " + std::to_string(k));
         if (buffers[i] != make_input<float>((k * 3) % p, buffers[i].size(), Op::sum))
+          failures.add("bcast " + std::to_string(k) + " wrong on rank " + std::to_string(rank));
+      }
+    });
+    failures.report();
+  }
+}
+
+// Peer reads fold in rank order: a non-commutative operator gives the
+// ranks' digits in rank order, for every reducing collective, in place and
+// not.
+TEST_CASE("peer reads keep rank order: concatenation through allreduce, reduce and reduce_scatter") {
+  using earlybird::testing::concatenation;
+  using earlybird::testing::digits;
+  using earlybird::testing::ordered_concatenation;
+  for (int p : {1, 2, 3, 5}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    const auto n = static_cast<std::size_t>(p) * 40001;  // folds span several 128 KiB chunks
+    world.run([&](int rank, Communicator& comm) {
+      const std::string who = " wrong on rank " + std::to_string(rank);
+      auto v = digits(rank, n);
+      wait_bounded(comm.allreduce(std::span<std::int64_t>(v), concatenation(), named("peer_reads")), rank, "allreduce");
+      for (std::size_t i = 0; i < n; ++i)
+        if (v[i] != ordered_concatenation(p, i)) {
+          failures.add("allreduce in place" + who);
+          break;
+        }
+      const int root = p - 1;
+      const auto in = digits(rank, n);
+      std::vector<std::int64_t> out(n, -1);
+      wait_bounded(comm.reduce(std::span<const std::int64_t>(in), std::span<std::int64_t>(out), concatenation(), root,
+                               named("peer_reads")),
+                   rank, "reduce");
+      for (std::size_t i = 0; rank == root && i < n; ++i)
+        if (out[i] != ordered_concatenation(p, i)) {
+          failures.add("reduce" + who);
+          break;
+        }
+      const std::size_t block = n / static_cast<std::size_t>(p);
+      std::vector<std::int64_t> mine(block, -1);
+      wait_bounded(comm.reduce_scatter(std::span<const std::int64_t>(in), std::span<std::int64_t>(mine),
+                                       concatenation(), named("peer_reads")),
+                   rank, "reduce_scatter");
+      for (std::size_t i = 0; i < block; ++i)
+        if (mine[i] != ordered_concatenation(p, static_cast<std::size_t>(rank) * block + i)) {
+          failures.add("reduce_scatter" + who);
+          break;
+        }
+    });
+    failures.report();
+  }
+}
+
+// Peer reads and the inline lines share the eight inline lanes: calls of
+// both, and of steps, submitted without waiting, rooted ones with changing
+// roots (whose lane reuse is asked, not implied), all stay exact.
+TEST_CASE("peer reads, inline lines and steps interleaved, many in flight") {
+  for (int p : {2, 3, 5}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    world.run([&](int rank, Communicator& comm) {
+      constexpr int kCalls = 48;
+      constexpr std::array<std::string_view, 3> kAlgorithms{"peer_reads", "inline_flags", "binomial"};
+      std::vector<std::vector<std::int32_t>> buffers;
+      std::vector<Future> futures;
+      for (int k = 0; k < kCalls; ++k) {
+        const int root = (k * 3) % p;
+        const std::size_t count = k % 2 ? 5 : 3000 + static_cast<std::size_t>(k);
+        buffers.push_back(rank == root ? make_input<std::int32_t>(root, count, Op::sum)
+                                       : std::vector<std::int32_t>(count, -1));
+        const auto algorithm = kAlgorithms[static_cast<std::size_t>(k / 2) % kAlgorithms.size()];
+        futures.push_back(comm.bcast(std::span<std::int32_t>(buffers.back()), root, named(algorithm)));
+      }
+      for (int k = 0; k < kCalls; ++k) {
+        const auto i = static_cast<std::size_t>(k);
+        wait_bounded(futures[i], rank, "bcast " + std::to_string(k));
+        if (buffers[i] != make_input<std::int32_t>((k * 3) % p, buffers[i].size(), Op::sum))
           failures.add("bcast " + std::to_string(k) + " wrong on rank " + std::to_string(rank));
       }
     });

@@ -162,6 +162,27 @@ TEST_CASE("auto: the model's first choice for the call's size class; the inline 
         default_algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
 }
 
+TEST_CASE("auto picks peer_reads for mid-size bcasts and small allgather blocks where ranks read each other") {
+  using earlybird::config::default_algorithm;
+  const auto bcast = [](std::size_t bytes, bool reads_peers, bool direct = true, int shared_cores = 0) {
+    return default_algorithm(Collective::bcast, bytes, 4, true, direct, 0, nullptr, shared_cores, reads_peers);
+  };
+  CHECK(bcast(32 * 1024, true) == "peer_reads");
+  CHECK(bcast(2 * 1024 * 1024, true) == "peer_reads");
+  CHECK(bcast(256 * 1024, true, true, 2) == "peer_reads");
+  CHECK(bcast(32 * 1024 - 1, true) != "peer_reads");
+  CHECK(bcast(2 * 1024 * 1024 + 1, true) != "peer_reads");
+  CHECK(bcast(256 * 1024, false) != "peer_reads");
+  CHECK(bcast(256 * 1024, true, false) != "peer_reads");
+  const auto allgather = [](std::size_t bytes, int shared_cores) {
+    return default_algorithm(Collective::allgather, bytes, 2, true, true, 0, nullptr, shared_cores, true);
+  };
+  CHECK(allgather(64 * 1024, 0) == "peer_reads");
+  CHECK(allgather(64 * 1024, 2) != "peer_reads");
+  CHECK(allgather(128 * 1024, 0) != "peer_reads");
+  CHECK(default_algorithm(Collective::allreduce, 64 * 1024, 2, true, true, 0, nullptr, 0, true) != "peer_reads");
+}
+
 TEST_CASE("auto on a node whose ranks outnumber its cores: the model with the cores shared") {
   using earlybird::config::default_algorithm;
   using earlybird::config::shared_cores;

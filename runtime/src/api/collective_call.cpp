@@ -19,12 +19,12 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
 }  // namespace
 
 std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log,
-                             int shared_cores) {
+                             int shared_cores, bool reads_peers) {
   if (!call.options.algorithm.empty() && call.options.algorithm != "auto") return call.options.algorithm;
   const bool commutative = !call.reduces() || call.op.commutative();
   std::string explanation;
   std::string chosen = config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative,
-                                                 direct, node_ranks, &explanation, shared_cores);
+                                                 direct, node_ranks, &explanation, shared_cores, reads_peers);
   if (log && !explanation.empty()) std::fputs(explanation.c_str(), stderr);
   return chosen;
 }

@@ -39,10 +39,10 @@ struct CollectiveCall {
 // reachable and the ranks per node when the ranks span nodes
 // (config/algorithm_choice.hpp). "" if none fits. `log`: print
 // the model's choice and runners-up on stderr the first time it decides one.
-// `shared_cores`: config::default_algorithm's.
+// `shared_cores`, `reads_peers`: config::default_algorithm's.
 // Throws earlybird::Error when EARLYBIRD_PROFILE is malformed.
 std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log = false,
-                             int shared_cores = 0);
+                             int shared_cores = 0, bool reads_peers = false);
 // "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
 // What makes a call invalid whatever its buffers (root, algorithm, operator

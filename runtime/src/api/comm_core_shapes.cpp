@@ -90,7 +90,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.owned_input = nullptr;
   try {
     p->algorithm = choose_algorithm(call, size_, direct(), transport_->node_ranks(), options_.verbose && rank_ == 0,
-                                    direct() ? config::shared_cores(size_, topo::core_count()) : 0);
+                                    direct() ? config::shared_cores(size_, topo::core_count()) : 0,
+                                    direct() && transport_->reads_peer_memory());
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
     p->description = describe(call, "auto", rank_, size_);
     p->invalid = e.what();

@@ -133,8 +133,15 @@ const coll::MachineProfile& machine_profile() {
   return *c.profile;
 }
 
+bool picks_peer_reads(Collective collective, std::size_t bytes, int shared_cores) {
+  if (collective == Collective::bcast) return bytes >= kPeerReadsBcastBytes.first && bytes <= kPeerReadsBcastBytes.second;
+  return collective == Collective::allgather && shared_cores == 0 && bytes >= kPeerReadsAllgatherBytes.first &&
+         bytes <= kPeerReadsAllgatherBytes.second;
+}
+
 std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
-                              int node_ranks, std::string* explanation, int shared_cores) {
+                              int node_ranks, std::string* explanation, int shared_cores, bool reads_peers) {
+  if (direct && reads_peers && ranks > 1 && picks_peer_reads(collective, bytes, shared_cores)) return "peer_reads";
   // What one rank publishes on the inline lines: reduce-scatter its P blocks.
   const std::size_t published = collective == Collective::reduce_scatter ? bytes * static_cast<std::size_t>(ranks) : bytes;
   if (direct && ranks > 1 && published <= kInlineFlagsBytes) {

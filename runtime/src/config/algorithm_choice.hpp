@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 namespace earlybird::config {
 
@@ -19,6 +20,17 @@ namespace earlybird::config {
 // 8 cache lines of 56 data bytes): no steps, so nothing the model could
 // compare; it is the node's path for tiny calls.
 constexpr std::size_t kInlineFlagsBytes = 448;
+
+// Where every rank reads its peers' memory (Transport::reads_peer_memory),
+// bcasts of these many bytes, and allgathers of blocks of these many bytes
+// on a node with a core per rank, run peer_reads (exec/peer_reads.hpp): one
+// copy per byte, as Open MPI's own single-copy path, measured level with it
+// (0.95-1.04) where the window's two copies swung between 0.5 and 1.7 of it
+// from run to run (docs/benchmarks.md, "Peer reads"). The model has no cost
+// for a read of a peer's memory, so this is a rule, as inline_flags' is.
+constexpr std::pair<std::size_t, std::size_t> kPeerReadsBcastBytes{32 * 1024, 2 * 1024 * 1024};
+constexpr std::pair<std::size_t, std::size_t> kPeerReadsAllgatherBytes{32 * 1024, 64 * 1024};
+bool picks_peer_reads(coll::Collective collective, std::size_t bytes, int shared_cores);
 
 // The model predicts at most this many ranks (a larger communicator takes
 // the choice for this many) until per-rank plans make large schedules cheap.
@@ -49,9 +61,10 @@ bool use_probed_profile(const coll::MachineProfile& probed);
 // a core per rank. "" when no algorithm suits. `explanation`, when given,
 // receives the choice and the runners-up's predicted times the first time
 // this class is decided in the process (else it is left empty).
+// `reads_peers`: every rank reads the others' memory (picks_peer_reads).
 std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
                               bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
-                              int shared_cores = 0);
+                              int shared_cores = 0, bool reads_peers = false);
 // The cores a direct communicator of `ranks` ranks shares on a node of
 // `cores` cores: `cores` when the ranks outnumber them, else 0.
 constexpr int shared_cores(int ranks, int cores) { return ranks > cores ? cores : 0; }
