@@ -167,13 +167,13 @@ TEST_CASE("auto picks peer_reads for mid-size bcasts and small allgather blocks 
   const auto bcast = [](std::size_t bytes, bool reads_peers, bool direct = true, int shared_cores = 0) {
     return default_algorithm(Collective::bcast, bytes, 4, true, direct, 0, nullptr, shared_cores, reads_peers);
   };
-  CHECK(bcast(32 * 1024, true) == "peer_reads");
-  CHECK(bcast(2 * 1024 * 1024, true) == "peer_reads");
-  CHECK(bcast(256 * 1024, true, true, 2) == "peer_reads");
-  CHECK(bcast(32 * 1024 - 1, true) != "peer_reads");
-  CHECK(bcast(2 * 1024 * 1024 + 1, true) != "peer_reads");
-  CHECK(bcast(256 * 1024, false) != "peer_reads");
-  CHECK(bcast(256 * 1024, true, false) != "peer_reads");
+  CHECK(bcast(64 * 1024, true) == "peer_reads");
+  CHECK(bcast(128 * 1024, true) == "peer_reads");
+  CHECK(bcast(100 * 1024, true, true, 2) == "peer_reads");
+  CHECK(bcast(64 * 1024 - 1, true) != "peer_reads");
+  CHECK(bcast(128 * 1024 + 1, true) != "peer_reads");
+  CHECK(bcast(100 * 1024, false) != "peer_reads");
+  CHECK(bcast(100 * 1024, true, false) != "peer_reads");
   const auto allgather = [](std::size_t bytes, int shared_cores) {
     return default_algorithm(Collective::allgather, bytes, 2, true, true, 0, nullptr, shared_cores, true);
   };

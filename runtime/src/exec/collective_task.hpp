@@ -1,6 +1,7 @@
 // CollectiveTask: one batch of one collective as a communicator runs it,
-// whatever executes it: an Operation (a RankPlan, step by step) or an
-// InlineCollective (data-carrying flag lines). The communicator starts its
+// whatever executes it: an Operation (a RankPlan, step by step), an
+// InlineCollective (data-carrying flag lines) or PeerReads (copies out of
+// the peers' user buffers). The communicator starts its
 // tasks one after another in submission order and polls the active one; every
 // call but fail() is made by the holder of the communicator's drive.
 #pragma once

@@ -1,5 +1,7 @@
 #include "inline_collective.hpp"
 
+#include "window_words.hpp"
+
 #include "../config/algorithm_choice.hpp"
 
 #include <earlybird/error.hpp>
@@ -19,15 +21,6 @@ static_assert(InlineCollective::capacity_elems(8) * 8 >= config::kInlineFlagsByt
 namespace {
 
 using coll::Collective;
-
-std::uint64_t load_acquire(const std::byte* word) {
-  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(word)))
-      .load(std::memory_order_acquire);
-}
-
-void store_release(std::byte* word, std::uint64_t value) {
-  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(word)).store(value, std::memory_order_release);
-}
 
 }  // namespace
 
@@ -59,7 +52,7 @@ InlineCollective::InlineCollective(const std::vector<std::byte*>& windows, int r
       elem_(size_of(buffers.type)),
       per_line_(kPayloadBytes / elem_),
       signature_(signature & kSignatureMask),
-      timeout_(timeout),
+      watchdog_(timeout),
       description_(std::move(description)) {
   plan_role();
   if (published_elems_ > capacity_elems(elem_))
@@ -180,30 +173,20 @@ bool InlineCollective::poll() {
     progressed = true;
   }
   if (progressed)
-    progressed_since_watch_ = true;
+    watchdog_.progressed();
   else
     watch();
   return progressed;
 }
 
-// As Operation's watchdog: the clock once per 16 idle polls; the timeout
-// counts from the first look after the last progress.
 void InlineCollective::watch() {
-  constexpr std::uint32_t kPollsPerWatch = 16;
-  if (++idle_polls_ % kPollsPerWatch != 0) return;
-  const auto now = Clock::now();
-  if (progressed_since_watch_) {
-    progressed_since_watch_ = false;
-    deadline_ = now + timeout_;
-    return;
-  }
-  if (now <= deadline_) return;
-  const std::string ms = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count());
-  if (!published_) return time_out("watchdog: peers did not finish the collective before this one for " + ms + " ms");
+  if (!watchdog_.idle_poll_expired()) return;
+  const std::string after = watchdog_.timeout_text();
+  if (!published_) return time_out("watchdog: peers did not finish the collective before this one for " + after);
   std::string waiting;
   for (int r = next_; r < read_end_; ++r)
     if (!ready(r)) waiting += (waiting.empty() ? " rank " : ", rank ") + std::to_string(r);
-  time_out("watchdog: no notification arrived for " + ms + " ms; still waiting for" + waiting);
+  time_out("watchdog: no notification arrived for " + after + "; still waiting for" + waiting);
 }
 
 std::exception_ptr InlineCollective::error() const { return failure_.error(); }

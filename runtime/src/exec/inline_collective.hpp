@@ -39,6 +39,7 @@
 #include "collective_task.hpp"
 #include "lane_guard.hpp"
 #include "operation.hpp"
+#include "watchdog.hpp"
 #include "../rma/window_layout.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
@@ -108,7 +109,7 @@ class InlineCollective final : public CollectiveTask {
   std::size_t elem_;
   std::size_t per_line_;  // elements per line
   std::uint64_t signature_;
-  Clock::duration timeout_;
+  Watchdog watchdog_;
   std::shared_ptr<const std::string> description_;
 
   // This rank's role (plan_role).
@@ -123,9 +124,6 @@ class InlineCollective final : public CollectiveTask {
   std::size_t lane_offset_ = 0;  // of this sequence's lane's inline lines
   bool published_ = false;  // done publishing, or nothing to publish
   int next_ = 0;            // the next rank to read
-  std::uint32_t idle_polls_ = 0;
-  bool progressed_since_watch_ = true;
-  Clock::time_point deadline_;
   FirstFailure failure_;
 };
 

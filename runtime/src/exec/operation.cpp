@@ -41,17 +41,13 @@ Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::shared_ptr
       buf_(buffers),
       elem_(size_of(buffers.type)),
       signature_(signature & kSignatureMask),
-      timeout_(timeout),
+      watchdog_(timeout),
       description_(std::move(description)) {}
 
 void Operation::start(std::uint64_t sequence) {
   sequence_ = sequence;
   lane_ = static_cast<int>(sequence % WindowLayout::kLanes);
-  if (sequence == 0) {  // nothing to exchange: no binding, no peer to wait for
-    deadline_ = Clock::time_point::max();
-    return run_plan();
-  }
-  progressed_since_watch_ = true;  // the watchdog's first look sets the deadline (no clock read here)
+  if (sequence == 0) return run_plan();  // nothing to exchange: no binding, no peer to wait for
   remaining_.store(1, std::memory_order_relaxed);  // not finished while deciding
   try {
     if (binding_->begin()) run_decided_plan();

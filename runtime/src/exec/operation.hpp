@@ -17,6 +17,7 @@
 #include "../progress/progress_engine.hpp"
 #include "binding.hpp"
 #include "collective_task.hpp"
+#include "watchdog.hpp"
 #include "driver.hpp"
 #include "lane_guard.hpp"
 #include "../rma/transport.hpp"
@@ -113,7 +114,6 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   void watch();
   // Reads the clock: false (and a new deadline) after progress, else
   // whether the deadline passed.
-  bool deadline_passed();
   std::string missing_flags() const;
   std::byte* local(coll::Buffer buffer, coll::Range range) const;
   // Element `planned` of `buffer` in the plan, as an element of the user's
@@ -141,14 +141,11 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   OperationBuffers buf_;
   std::size_t elem_;
   std::uint64_t signature_;
-  Clock::duration timeout_;
+  Watchdog watchdog_;  // drive holder only
   std::shared_ptr<const std::string> description_;  // shared by every call of one shape
 
   std::uint64_t sequence_ = 0;
   int lane_ = 0;
-  Clock::time_point deadline_;
-  std::uint32_t idle_polls_ = 0;          // drive holder only
-  bool progressed_since_watch_ = false;   // drive holder only
   // Per step: unmet dependencies. Small plans (a latency-bound collective)
   // use the inline array; null until the plan runs.
   static constexpr std::size_t kInlineSteps = 8;

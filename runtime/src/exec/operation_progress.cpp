@@ -81,7 +81,7 @@ bool Operation::poll() {
     if (failure_.failed()) return true;
   }
   if (progressed) {
-    progressed_since_watch_ = true;
+    watchdog_.progressed();
   } else {
     ctx_.transport->poll_hook();
     watch();
@@ -89,26 +89,10 @@ bool Operation::poll() {
   return progressed;
 }
 
-// The watchdog reads the clock once per kPollsPerWatch idle polls (a clock
-// read costs as much as a poll): it fails the operation when no flag arrived
-// for the timeout, counted from the first look after the last progress.
+// Fails the operation when no flag arrived for the timeout (watchdog.hpp).
 void Operation::watch() {
-  constexpr std::uint32_t kPollsPerWatch = 16;
-  if (++idle_polls_ % kPollsPerWatch != 0) return;
-  if (deadline_passed() && !finished())
-    time_out("watchdog: no notification arrived for " +
-         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms; " +
-         missing_flags());
-}
-
-bool Operation::deadline_passed() {
-  const auto now = Clock::now();
-  if (progressed_since_watch_) {
-    progressed_since_watch_ = false;
-    deadline_ = now + timeout_;
-    return false;
-  }
-  return now > deadline_;
+  if (watchdog_.idle_poll_expired() && !finished())
+    time_out("watchdog: no notification arrived for " + watchdog_.timeout_text() + "; " + missing_flags());
 }
 
 void Operation::check_flag(std::size_t index, bool& progressed) {
@@ -155,9 +139,8 @@ bool Operation::poll_decision() {
     return true;
   }
   ctx_.transport->poll_hook();
-  if (deadline_passed())
-    time_out("watchdog: " + binding_->undecided_reason() + " within " +
-         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()) + " ms");
+  if (watchdog_.expired())
+    time_out("watchdog: " + binding_->undecided_reason() + " within " + watchdog_.timeout_text());
   return false;
 }
 

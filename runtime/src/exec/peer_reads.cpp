@@ -1,5 +1,7 @@
 #include "peer_reads.hpp"
 
+#include "window_words.hpp"
+
 #include <earlybird/error.hpp>
 
 #include <algorithm>
@@ -14,15 +16,6 @@ using coll::Collective;
 // A fold's unit: a peer's chunk read into a buffer, then reduced into the
 // output while both are in cache.
 constexpr std::size_t kChunkBytes = 128 * 1024;
-
-std::uint64_t load_acquire(const std::byte* word) {
-  return std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(word)))
-      .load(std::memory_order_acquire);
-}
-
-void store_release(std::byte* word, std::uint64_t value) {
-  std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(word)).store(value, std::memory_order_release);
-}
 
 bool overlap(const std::byte* a, const std::byte* b, std::size_t bytes) { return a < b + bytes && b < a + bytes; }
 
@@ -41,7 +34,7 @@ PeerReads::PeerReads(Transport& transport, const std::vector<std::byte*>& window
       size_(static_cast<int>(windows.size())),
       elem_(size_of(buffers.type)),
       signature_(signature & kSignatureMask),
-      timeout_(timeout),
+      watchdog_(timeout),
       description_(std::move(description)) {}
 
 // The table in the header, for this rank.
@@ -152,7 +145,7 @@ bool PeerReads::poll() {
     return true;
   }
   if (progressed)
-    progressed_since_watch_ = true;
+    watchdog_.progressed();
   else
     watch();
   return progressed;
@@ -297,22 +290,12 @@ void PeerReads::fold_all() {
   }
 }
 
-// As InlineCollective's watchdog: the clock once per 16 idle polls; the
-// timeout counts from the first look after the last progress.
 void PeerReads::watch() {
-  constexpr std::uint32_t kPollsPerWatch = 16;
-  if (++idle_polls_ % kPollsPerWatch != 0) return;
-  const auto now = Clock::now();
-  if (progressed_since_watch_) {
-    progressed_since_watch_ = false;
-    deadline_ = now + timeout_;
-    return;
-  }
-  if (now <= deadline_) return;
-  const std::string ms = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count());
+  if (!watchdog_.idle_poll_expired()) return;
+  const std::string after = watchdog_.timeout_text();
   if (stage_ == Stage::guarding)
-    return time_out("watchdog: peers did not finish the collective before this one for " + ms + " ms");
-  time_out("watchdog: no notification arrived for " + ms + " ms; still waiting for" + waiting_for());
+    return time_out("watchdog: peers did not finish the collective before this one for " + after);
+  time_out("watchdog: no notification arrived for " + after + "; still waiting for" + waiting_for());
 }
 
 std::string PeerReads::waiting_for() const {

@@ -47,6 +47,7 @@
 #include "collective_task.hpp"
 #include "lane_guard.hpp"
 #include "operation.hpp"
+#include "watchdog.hpp"
 #include "../rma/transport.hpp"
 #include "../rma/window_layout.hpp"
 
@@ -133,7 +134,7 @@ class PeerReads final : public CollectiveTask {
   int size_;
   std::size_t elem_;
   std::uint64_t signature_;
-  Clock::duration timeout_;
+  Watchdog watchdog_;
   std::shared_ptr<const std::string> description_;
 
   std::uint64_t sequence_ = 0;
@@ -143,9 +144,6 @@ class PeerReads final : public CollectiveTask {
   std::vector<Where> where_;     // per rank, once its line 0 was seen
   std::vector<char> done_;       // per rank: read in the current stage, or released
   std::vector<std::byte> chunk_, own_chunk_;  // fold buffers
-  std::uint32_t idle_polls_ = 0;
-  bool progressed_since_watch_ = true;
-  Clock::time_point deadline_;
   FirstFailure failure_;
 };
 
