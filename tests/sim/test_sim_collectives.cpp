@@ -12,6 +12,8 @@
 #include <earlybird/sim.hpp>
 
 #include <array>
+#include <chrono>
+#include <thread>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -249,6 +251,31 @@ TEST_CASE("peer reads, inline lines and steps interleaved, many in flight") {
         if (buffers[i] != make_input<std::int32_t>((k * 3) % p, buffers[i].size(), Op::sum))
           failures.add("bcast " + std::to_string(k) + " wrong on rank " + std::to_string(rank));
       }
+    });
+    failures.report();
+  }
+}
+
+// A commutative fold takes each rank's part as it publishes: with one rank
+// late, the others' parts are folded first; the result stays exact.
+TEST_CASE("peer reads with a late rank: commutative folds in arrival order stay exact") {
+  for (int p : {3, 4}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    const std::size_t n = 70001;  // several 128 KiB chunks of int64
+    world.run([&](int rank, Communicator& comm) {
+      if (rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      const std::string who = " wrong on rank " + std::to_string(rank);
+      auto v = make_input<std::int64_t>(rank, n, Op::sum);
+      wait_bounded(comm.allreduce(std::span<std::int64_t>(v), Op::sum, named("peer_reads")), rank, "allreduce");
+      if (count_wrong(v, p, Op::sum)) failures.add("allreduce" + who);
+      const auto in = make_input<std::int64_t>(rank, n, Op::sum);
+      std::vector<std::int64_t> out(n, -1);
+      wait_bounded(comm.reduce(std::span<const std::int64_t>(in), std::span<std::int64_t>(out), Op::sum, 0,
+                               named("peer_reads")),
+                   rank, "reduce");
+      if (rank == 0 && count_wrong(out, p, Op::sum)) failures.add("reduce" + who);
     });
     failures.report();
   }

@@ -118,6 +118,7 @@ void PeerReads::start(std::uint64_t sequence) {
   if (sequence == 0) return local_copy();
   value_ = flag_value(sequence, signature_);
   lane_offset_ = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kInlineLanes));
+  as_ready_ = folds() && reads(rank_) && buffers_.op.commutative();
   where_.assign(static_cast<std::size_t>(size_), {});
   done_.assign(static_cast<std::size_t>(size_), 0);
   stage_ = Stage::guarding;
@@ -159,10 +160,12 @@ bool PeerReads::guard() {
   write_line(kWhere, reinterpret_cast<std::uintptr_t>(buffers_.input),
              reinterpret_cast<std::uintptr_t>(buffers_.output));
   const bool places_own = call_.collective == Collective::allgather ||
-                          (call_.collective == Collective::bcast && rank_ == call_.root);
+                          (call_.collective == Collective::bcast && rank_ == call_.root) || as_ready_;
   if (places_own && buffers_.input && buffers_.output) {
-    std::byte* to = buffers_.output + piece_of(rank_).to * elem_;
-    if (to != buffers_.input) std::memcpy(to, buffers_.input, call_.count * elem_);
+    const Piece own = piece_of(rank_);
+    std::byte* to = buffers_.output + own.to * elem_;
+    const std::byte* from = buffers_.input + own.first * elem_;
+    if (to != from) std::memcpy(to, from, own.count * elem_);
   }
   stage_ = Stage::reading;
   return true;
@@ -183,12 +186,15 @@ bool PeerReads::read_stage() {
     std::memcpy(&where_[static_cast<std::size_t>(k)].output, line(k, kWhere) + 16, sizeof(std::uintptr_t));
     done_[static_cast<std::size_t>(k)] = 1;
     progressed = true;
-    if (!folds()) place(k, piece_of(k));
+    if (as_ready_)
+      fold_in(k, piece_of(k));
+    else if (!folds())
+      place(k, piece_of(k));
   }
   if (!all || failure_.failed()) return progressed;
   const bool reads_any = std::any_of(done_.begin(), done_.end(), [](char d) { return d != 0; }) ||
                          (folds() && reads(rank_));
-  if (folds() && reads(rank_)) fold_all();
+  if (folds() && reads(rank_) && !as_ready_) fold_all();
   std::fill(done_.begin(), done_.end(), 0);
   if (call_.collective == Collective::allreduce) {
     write_line(kReduced);
@@ -255,10 +261,24 @@ void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
 
 void PeerReads::place(int rank, const Piece& piece) { read(rank, piece, buffers_.output + piece.to * elem_); }
 
+std::size_t PeerReads::chunk_elems() const { return std::max<std::size_t>(1, kChunkBytes / elem_); }
+
+// output[piece] = output[piece] op rank's piece, a chunk at a time.
+void PeerReads::fold_in(int rank, const Piece& piece) {
+  const std::size_t chunk = chunk_elems();
+  chunk_.resize(chunk * elem_);
+  std::byte* out = buffers_.output + piece.to * elem_;
+  for (std::size_t offset = 0; offset < piece.count; offset += chunk) {
+    const std::size_t n = std::min(chunk, piece.count - offset);
+    read(rank, {false, piece.first + offset, n, 0}, chunk_.data());
+    buffers_.op.apply(buffers_.type, out + offset * elem_, out + offset * elem_, chunk_.data(), n);
+  }
+}
+
 void PeerReads::fold_all() {
   const Piece piece = piece_of(rank_);
   if (piece.count == 0) return;
-  const std::size_t chunk_elems = std::max<std::size_t>(1, kChunkBytes / elem_);
+  const std::size_t chunk_elems = this->chunk_elems();
   std::byte* out = buffers_.output + piece.to * elem_;
   const std::byte* own = buffers_.input + piece.first * elem_;
   const bool aliased = overlap(out, own, piece.count * elem_);

@@ -2,8 +2,9 @@
 // other's user buffers directly (Transport::reads_peer_memory: one node,
 // process_vm_readv; simulated ranks). Each rank publishes where its buffers
 // are; every rank copies what it needs straight out of its peers' buffers,
-// once, into its output (placing it, or folding it in rank order); a rank
-// finishes once every rank that reads its buffers says it is done with them.
+// once, into its output (placing it, or folding it: in rank order, or as each
+// rank comes for a commutative operator); a rank finishes once every rank
+// that reads its buffers says it is done with them.
 //
 // Published in the rank's own inline lane of the collective (WindowLayout:
 // sequence n uses inline lane n % 8), one writer per line, each line's first
@@ -15,10 +16,10 @@
 //   collective      reads                                           into output
 //   allgather       every peer's input                              place at k x count
 //   bcast           non-roots: the root's buffer                    place
-//   reduce          root: every rank's input                        fold in rank order
-//   reduce_scatter  every rank's input, block r                     fold in rank order
-//   allreduce       every rank's input, slice r (of P);             fold in rank order,
-//                   then every peer's output, slice k, once final   then place
+//   reduce          root: every rank's input                        fold
+//   reduce_scatter  every rank's input, block r                     fold
+//   allreduce       every rank's input, slice r (of P);             fold, then place
+//                   then every peer's output, slice k, once final
 //
 // Cost (m bytes per rank's vector): allgather (P-1) m read per rank; bcast m
 // per non-root, all reading the root's buffer at once; reduce (P-1) m read
@@ -28,8 +29,11 @@
 // call per peer read (folds: per 128 KiB chunk); the owner of a buffer
 // waits for its readers' line 2, a synchronisation the schedules' puts do
 // not have (an MPI bcast root may return before any reader has the data).
-// Limitations: needs Transport::reads_peer_memory; folds begin once every
-// rank has published (rank order, any operator); one batch at any size.
+// Folds: with a commutative operator, each rank's part is folded in as soon
+// as it publishes (arrival order: a late rank's part comes last, the others'
+// are folded while it is away); otherwise, once every rank has published, in
+// rank order, chunk by chunk.
+// Limitations: needs Transport::reads_peer_memory; one batch at any size.
 //
 // Lane reuse as InlineCollective's: a rank writes its lines for n once every
 // peer finished n - 8 (LaneGuard). A rank that wrote any line of a later
@@ -38,8 +42,9 @@
 //
 // state       waits for                                     then
 // guarding    every peer free for this sequence (LaneGuard)  publish line 0
-// reading     line 0 of the ranks it reads                   place each as it is ready; fold all
-//                                                            at once (allreduce: line 1)
+// reading     line 0 of the ranks it reads                   place (commutative: fold) each as it
+//                                                            is ready, or fold all in rank order;
+//                                                            allreduce: line 1
 // placing     (allreduce) line 1 of each peer                read its final slice
 // releasing   line 2 of every rank that reads this one       done (line 2 written on entry)
 #pragma once
@@ -120,6 +125,9 @@ class PeerReads final : public CollectiveTask {
   // output[to, to + count) = x_0 op x_1 op ... op x_{P-1}, each rank's
   // piece_of(), in chunks, in rank order.
   void fold_all();
+  // A commutative fold, one rank as it comes: output op= its piece.
+  void fold_in(int rank, const Piece& piece);
+  std::size_t chunk_elems() const;
   void local_copy();  // sequence 0: nothing to exchange
   void watch();
   std::string waiting_for() const;
@@ -141,6 +149,7 @@ class PeerReads final : public CollectiveTask {
   std::uint64_t value_ = 0;      // flag_value(sequence, signature)
   std::size_t lane_offset_ = 0;  // of this sequence's inline lane
   Stage stage_ = Stage::guarding;
+  bool as_ready_ = false;        // a commutative fold, rank by rank as each publishes
   std::vector<Where> where_;     // per rank, once its line 0 was seen
   std::vector<char> done_;       // per rank: read in the current stage, or released
   std::vector<std::byte> chunk_, own_chunk_;  // fold buffers
