@@ -153,8 +153,9 @@ bool PeerReads::poll() {
 }
 
 // Publishes where this rank's buffers are, once no peer may still read the
-// lane's previous call; places this rank's own block (allgather) or buffer
-// (a bcast root's, when not in place).
+// lane's previous call; places this rank's own part where it goes (an
+// allgather's block, a bcast root's buffer, a commutative fold's start)
+// unless it is there already (in place).
 bool PeerReads::guard() {
   if (!lanes_->all_free(rank_, sequence_, WindowLayout::kInlineLanes)) return false;
   write_line(kWhere, reinterpret_cast<std::uintptr_t>(buffers_.input),
@@ -171,8 +172,8 @@ bool PeerReads::guard() {
   return true;
 }
 
-// Places each rank's piece as soon as its line 0 is there; a fold waits for
-// all of them (rank order).
+// Places (a commutative fold: folds in) each rank's piece as soon as its
+// line 0 is there; any other fold waits for all of them (rank order).
 bool PeerReads::read_stage() {
   bool progressed = false;
   bool all = true;
