@@ -172,36 +172,52 @@ bool PeerReads::guard() {
   return true;
 }
 
+bool PeerReads::reads_anything() const {
+  for (int k = 0; k < size_; ++k)
+    if (reads(k)) return true;
+  return false;
+}
+
+template <class Waited, class Take>
+bool PeerReads::take_ready(Line which, Waited waited, Take take, bool& progressed) {
+  bool all = true;
+  for (int k = 0; k < size_ && !failure_.failed(); ++k) {
+    auto& taken = done_[static_cast<std::size_t>(k)];
+    if (!waited(k) || taken) continue;
+    if (!line_ready(k, which)) {
+      all = false;
+      continue;
+    }
+    taken = 1;
+    progressed = true;
+    take(k);
+  }
+  return all && !failure_.failed();
+}
+
 // Places (a commutative fold: folds in) each rank's piece as soon as its
 // line 0 is there; any other fold waits for all of them (rank order).
 bool PeerReads::read_stage() {
   bool progressed = false;
-  bool all = true;
-  for (int k = 0; k < size_ && !failure_.failed(); ++k) {
-    if (!reads(k) || k == rank_ || done_[static_cast<std::size_t>(k)]) continue;
-    if (!line_ready(k, kWhere)) {
-      all = false;
-      continue;
-    }
-    std::memcpy(&where_[static_cast<std::size_t>(k)].input, line(k, kWhere) + 8, sizeof(std::uintptr_t));
-    std::memcpy(&where_[static_cast<std::size_t>(k)].output, line(k, kWhere) + 16, sizeof(std::uintptr_t));
-    done_[static_cast<std::size_t>(k)] = 1;
-    progressed = true;
-    if (as_ready_)
-      fold_in(k, piece_of(k));
-    else if (!folds())
-      place(k, piece_of(k));
-  }
-  if (!all || failure_.failed()) return progressed;
-  const bool reads_any = std::any_of(done_.begin(), done_.end(), [](char d) { return d != 0; }) ||
-                         (folds() && reads(rank_));
+  const bool all = take_ready(
+      kWhere, [&](int k) { return reads(k) && k != rank_; },
+      [&](int k) {
+        std::memcpy(&where_[static_cast<std::size_t>(k)].input, line(k, kWhere) + 8, sizeof(std::uintptr_t));
+        std::memcpy(&where_[static_cast<std::size_t>(k)].output, line(k, kWhere) + 16, sizeof(std::uintptr_t));
+        if (as_ready_)
+          fold_in(k, piece_of(k));
+        else if (!folds())
+          place(k, piece_of(k));
+      },
+      progressed);
+  if (!all) return progressed;
   if (folds() && reads(rank_) && !as_ready_) fold_all();
   std::fill(done_.begin(), done_.end(), 0);
   if (call_.collective == Collective::allreduce) {
     write_line(kReduced);
     stage_ = Stage::placing;
   } else {
-    if (reads_any) write_line(kRead);
+    if (reads_anything()) write_line(kRead);
     stage_ = Stage::releasing;
   }
   return true;
@@ -210,19 +226,14 @@ bool PeerReads::read_stage() {
 // Allreduce: every peer's final slice, as each becomes final.
 bool PeerReads::place_stage() {
   bool progressed = false;
-  bool all = true;
-  for (int k = 0; k < size_ && !failure_.failed(); ++k) {
-    if (k == rank_ || done_[static_cast<std::size_t>(k)]) continue;
-    if (!line_ready(k, kReduced)) {
-      all = false;
-      continue;
-    }
-    const std::size_t first = slice_first(k);
-    place(k, {true, first, slice_first(k + 1) - first, first});
-    done_[static_cast<std::size_t>(k)] = 1;
-    progressed = true;
-  }
-  if (!all || failure_.failed()) return progressed;
+  const bool all = take_ready(
+      kReduced, [&](int k) { return k != rank_; },
+      [&](int k) {
+        const std::size_t first = slice_first(k);
+        place(k, {true, first, slice_first(k + 1) - first, first});
+      },
+      progressed);
+  if (!all) return progressed;
   std::fill(done_.begin(), done_.end(), 0);
   write_line(kRead);
   stage_ = Stage::releasing;
@@ -232,21 +243,9 @@ bool PeerReads::place_stage() {
 // Done once every rank reading this one's buffers says it has finished.
 bool PeerReads::release_stage() {
   bool progressed = false;
-  bool all = true;
-  for (int k = 0; k < size_ && !failure_.failed(); ++k) {
-    if (!is_read_by(k) || done_[static_cast<std::size_t>(k)]) continue;
-    if (!line_ready(k, kRead)) {
-      all = false;
-      continue;
-    }
-    done_[static_cast<std::size_t>(k)] = 1;
-    progressed = true;
-  }
-  if (all && !failure_.failed()) {
-    stage_ = Stage::done;
-    return true;
-  }
-  return progressed;
+  if (!take_ready(kRead, [&](int k) { return is_read_by(k); }, [](int) {}, progressed)) return progressed;
+  stage_ = Stage::done;
+  return true;
 }
 
 void PeerReads::read(int rank, const Piece& piece, std::byte* to) {

@@ -106,6 +106,12 @@ class PeerReads final : public CollectiveTask {
   bool reads(int rank) const;        // in the reading stage
   bool is_read_by(int rank) const;   // `rank` reads this rank's buffers
   bool folds() const;
+  bool reads_anything() const;       // reads(k) for some rank k
+  // Calls take(k) for every rank k with waited(k), not taken in this stage
+  // yet, whose `which` line is ready (marking it in done_); true once all
+  // are taken and nothing failed.
+  template <class Waited, class Take>
+  bool take_ready(Line which, Waited waited, Take take, bool& progressed);
   Piece piece_of(int rank) const;    // what the reading stage takes of `rank`
   std::size_t slice_first(int rank) const;  // allreduce: rank's slice of the count
   std::byte* line(int rank, Line which) const;
@@ -151,7 +157,7 @@ class PeerReads final : public CollectiveTask {
   Stage stage_ = Stage::guarding;
   bool as_ready_ = false;        // a commutative fold, rank by rank as each publishes
   std::vector<Where> where_;     // per rank, once its line 0 was seen
-  std::vector<char> done_;       // per rank: read in the current stage, or released
+  std::vector<char> done_;       // per rank: taken in the current stage (take_ready)
   std::vector<std::byte> chunk_, own_chunk_;  // fold buffers
   FirstFailure failure_;
 };
