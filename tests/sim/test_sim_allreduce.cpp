@@ -229,9 +229,11 @@ TEST_CASE("bad arguments fail the future with the collective, rank and cause") {
 
 TEST_CASE("mismatched counts are reported, not silently reduced") {
   // ring: flags carry the signature; inline_flags (small, direct windows):
-  // the data lines carry it.
+  // the data lines carry it; peer_reads: the published addresses' line does,
+  // and a rank that gives up must not return (freeing its 1 MiB vector)
+  // while a matching peer still reads it.
   for (const auto& [algorithm, count] :
-       {std::pair<std::string, std::size_t>{"ring", 100}, {"inline_flags", 10}, {"peer_reads", 1000}}) {
+       {std::pair<std::string, std::size_t>{"ring", 100}, {"inline_flags", 10}, {"peer_reads", 1 << 18}}) {
     CAPTURE(algorithm);
     SimOptions options;
     options.timeout = std::chrono::milliseconds(2000);

@@ -17,6 +17,17 @@ using coll::Collective;
 // output while both are in cache.
 constexpr std::size_t kChunkBytes = 128 * 1024;
 
+// The signature lines 0 and 1 carry once their rank withdrew (no call's
+// signature is this: see the constructor).
+constexpr std::uint64_t kWithdrawn = kSignatureMask;
+
+std::uint64_t signature_for_lines(std::uint64_t signature) {
+  signature &= kSignatureMask;
+  return signature == kWithdrawn ? signature - 1 : signature;
+}
+
+std::uint64_t sequence_in(std::uint64_t word) { return word >> kSignatureBits; }
+
 bool overlap(const std::byte* a, const std::byte* b, std::size_t bytes) { return a < b + bytes && b < a + bytes; }
 
 }  // namespace
@@ -33,7 +44,7 @@ PeerReads::PeerReads(Transport& transport, const std::vector<std::byte*>& window
       rank_(transport.rank()),
       size_(static_cast<int>(windows.size())),
       elem_(size_of(buffers.type)),
-      signature_(signature & kSignatureMask),
+      signature_(signature_for_lines(signature)),
       watchdog_(timeout),
       description_(std::move(description)) {}
 
@@ -105,9 +116,11 @@ void PeerReads::write_line(Line which, std::uintptr_t input, std::uintptr_t outp
 bool PeerReads::line_ready(int rank, Line which) {
   const std::uint64_t seen = load_acquire(line(rank, which));
   if (seen == value_) return true;
-  const std::uint64_t sequence = seen >> kSignatureBits;
+  const std::uint64_t sequence = sequence_in(seen);
   if (which == kRead && sequence > sequence_) return true;
-  if (sequence >= sequence_)
+  if (seen == flag_value(sequence_, kWithdrawn))
+    fail("rank " + std::to_string(rank) + " failed in this collective and withdrew");
+  else if (sequence >= sequence_)
     fail("rank " + std::to_string(rank) +
          " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)");
   return false;
@@ -135,6 +148,7 @@ void PeerReads::local_copy() {
 
 bool PeerReads::poll() {
   if (finished()) return false;
+  if (failure_.failed()) return withdraw();
   bool progressed = false;
   try {
     if (stage_ == Stage::guarding) progressed = guard() || progressed;
@@ -143,12 +157,12 @@ bool PeerReads::poll() {
     if (stage_ == Stage::releasing) progressed = release_stage() || progressed;
   } catch (const std::exception& e) {
     fail(e.what());
-    return true;
   }
   if (progressed)
     watchdog_.progressed();
   else
     watch();
+  if (failure_.failed()) return withdraw() || true;
   return progressed;
 }
 
@@ -160,6 +174,8 @@ bool PeerReads::guard() {
   if (!lanes_->all_free(rank_, sequence_, WindowLayout::kInlineLanes)) return false;
   write_line(kWhere, reinterpret_cast<std::uintptr_t>(buffers_.input),
              reinterpret_cast<std::uintptr_t>(buffers_.output));
+  published_ = true;
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // withdraw() and took_part()
   const bool places_own = call_.collective == Collective::allgather ||
                           (call_.collective == Collective::bcast && rank_ == call_.root) || as_ready_;
   if (places_own && buffers_.input && buffers_.output) {
@@ -248,6 +264,47 @@ bool PeerReads::release_stage() {
   return true;
 }
 
+// A withdrawal after the owner's watchdog gave up on this rank shows in
+// its line 0 once the copy is done (the copy may then hold anything).
+// After a failure (the header's "withdrawing"): peers that may have taken
+// line 0 are told, and waited for, before the caller gets its buffers back.
+bool PeerReads::withdraw() {
+  if (!published_) {
+    stage_ = Stage::done;
+    return true;
+  }
+  bool progressed = false;
+  if (stage_ != Stage::withdrawing) {
+    const std::uint64_t withdrawn = flag_value(sequence_, kWithdrawn);
+    store_release(line(rank_, kWhere), withdrawn);
+    if (stage_ == Stage::reading) store_release(line(rank_, kReduced), withdrawn);
+    store_release(line(rank_, kRead), value_);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    for (int k = 0; k < size_; ++k) done_[static_cast<std::size_t>(k)] = !took_part(k);
+    stage_ = Stage::withdrawing;
+    progressed = true;
+  }
+  bool all = true;
+  for (int k = 0; k < size_; ++k) {
+    auto& finished_reading = done_[static_cast<std::size_t>(k)];
+    if (!finished_reading && sequence_in(load_acquire(line(k, kRead))) >= sequence_) {
+      finished_reading = 1;
+      progressed = true;
+    }
+    all = all && finished_reading;
+  }
+  if (progressed)
+    watchdog_.progressed();
+  else if (watchdog_.idle_poll_expired())
+    all = true;  // a reader silent for a whole timeout: read() catches its late copies
+  if (all) stage_ = Stage::done;
+  return progressed || all;
+}
+
+bool PeerReads::took_part(int rank) const {
+  return is_read_by(rank) && sequence_in(load_acquire(line(rank, kWhere))) >= sequence_;
+}
+
 void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
   if (piece.count == 0) return;
   const Where& where = where_[static_cast<std::size_t>(rank)];
@@ -257,6 +314,9 @@ void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
   } catch (const std::exception& e) {
     throw Error("reading rank " + std::to_string(rank) + "'s buffer: " + e.what());
   }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (load_acquire(line(rank, kWhere)) != value_)
+    throw Error("rank " + std::to_string(rank) + " withdrew its buffers while this rank read them");
 }
 
 void PeerReads::place(int rank, const Piece& piece) { read(rank, piece, buffers_.output + piece.to * elem_); }

@@ -35,6 +35,18 @@
 // rank order, chunk by chunk.
 // Limitations: needs Transport::reads_peer_memory; one batch at any size.
 //
+// A failure after line 0 went out (a mismatched peer, the watchdog, a read
+// error) withdraws: line 0 and, unless written, line 1 carry kWithdrawn
+// (readers that have not taken them fail instead of reading), line 2 says
+// this rank reads nothing more, and the task finishes only once every rank
+// that reads this one's buffers and had published its own line 0 (so may
+// have taken this one's) wrote line 2: a failed call never returns while a
+// peer still copies out of its buffers. A fence after each rank's line 0
+// makes that test exact (of two ranks, at least one sees the other's line
+// 0). Readers check the owner's line 0 again after each copy, so a copy
+// that raced a withdrawal past the watchdog is an error, not a result. A
+// reader that died after its line 0 costs the withdrawal a second timeout.
+//
 // Lane reuse as InlineCollective's: a rank writes its lines for n once every
 // peer finished n - 8 (LaneGuard). A rank that wrote any line of a later
 // call in this lane has finished n, so waits for line 2 accept later
@@ -47,6 +59,7 @@
 //                                                            allreduce: line 1
 // placing     (allreduce) line 1 of each peer                read its final slice
 // releasing   line 2 of every rank that reads this one       done (line 2 written on entry)
+// withdrawing line 2 of the readers that had published line 0  done, failed (lines written on entry)
 #pragma once
 
 #include "collective_task.hpp"
@@ -82,7 +95,7 @@ class PeerReads final : public CollectiveTask {
   bool talks_to_peers() const override { return call_.count > 0 && size_ > 1; }
   void start(std::uint64_t sequence) override;
   bool poll() override;
-  bool finished() const override { return stage_ == Stage::done || failure_.failed(); }
+  bool finished() const override { return stage_ == Stage::done || (failure_.failed() && !published_); }
   std::exception_ptr error() const override { return failure_.error(); }
   void fail(const std::string& cause) override;
   std::uint64_t sequence() const override { return sequence_; }
@@ -90,7 +103,7 @@ class PeerReads final : public CollectiveTask {
 
  private:
   using Clock = std::chrono::steady_clock;
-  enum class Stage { guarding, reading, placing, releasing, done };
+  enum class Stage { guarding, reading, placing, releasing, withdrawing, done };
   enum Line : std::size_t { kWhere = 0, kReduced = 1, kRead = 2 };
   struct Where {
     std::uintptr_t input = 0, output = 0;
@@ -124,6 +137,9 @@ class PeerReads final : public CollectiveTask {
   bool read_stage();
   bool place_stage();
   bool release_stage();
+  bool withdraw();
+  // Rank k's readiness for withdraw(): may hold a view of this rank's line 0.
+  bool took_part(int rank) const;
   // Reads `piece` of `rank` to `to` (its `to` field ignored), or into this
   // rank's output where the piece says (place).
   void read(int rank, const Piece& piece, std::byte* to);
@@ -155,6 +171,7 @@ class PeerReads final : public CollectiveTask {
   std::uint64_t value_ = 0;      // flag_value(sequence, signature)
   std::size_t lane_offset_ = 0;  // of this sequence's inline lane
   Stage stage_ = Stage::guarding;
+  bool published_ = false;       // line 0 went out: peers may read this rank's buffers
   bool as_ready_ = false;        // a commutative fold, rank by rank as each publishes
   std::vector<Where> where_;     // per rank, once its line 0 was seen
   std::vector<char> done_;       // per rank: taken in the current stage (take_ready)
