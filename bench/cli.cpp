@@ -161,13 +161,18 @@ std::vector<double> parse_delays(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> parse_modes(const std::string& text) {
-  std::vector<std::string> out = split_list(text);
-  for (const auto& mode : out)
-    if (mode != "one-late" && mode != "rand-late")
-      throw std::invalid_argument("unknown mode '" + mode + "' (one-late, rand-late)");
-  if (out.empty()) throw std::invalid_argument("no modes in '" + text + "'");
-  return out;
+// A parser of lists whose every item is one of `known` ("a,b,c"), naming
+// `what` in its errors.
+auto one_of(std::string what, std::string known) {
+  return [what, known](const std::string& text) {
+    std::vector<std::string> out = split_list(text);
+    const std::vector<std::string> allowed = split_list(known);
+    for (const auto& item : out)
+      if (std::find(allowed.begin(), allowed.end(), item) == allowed.end())
+        throw std::invalid_argument("unknown " + what + " '" + item + "' (one of " + known + ")");
+    if (out.empty()) throw std::invalid_argument("no " + what + "s in '" + text + "'");
+    return out;
+  };
 }
 
 void add_sweep(CLI::App& app, SweepOptions& o) {
@@ -214,7 +219,8 @@ void add_pap(CLI::App& app, PapOptions& o) {
       "pap",
       "arrival-pattern allreduce (Proficz 2018): mean time over ranks, speedup over ring, share of the "
       "possible saving captured");
-  add_parsed(*pap, "--modes", o.modes, parse_modes, "one-late,rand-late", "LIST", "arrival patterns");
+  add_parsed(*pap, "--modes", o.modes, one_of("mode", "one-late,rand-late"), "one-late,rand-late", "LIST",
+             "arrival patterns");
   add_parsed(*pap, "--delays", o.delays_ms, parse_delays, "0,1,5,10,50,100,500,1000", "LIST", "maximum delays in ms");
   add_sizes(*pap, o.sizes, "4M");
   add_list(*pap, "--algorithms", o.algorithms, "all",
@@ -238,6 +244,10 @@ void add_warmup(CLI::App& app, WarmupOptions& o) {
   add_number(*warmup, "--iters", o.iterations, at_least(1), "warm calls timed on each communicator after its first");
   warmup->add_option("--algorithm", o.algorithm, "earlybird allreduce algorithm (auto: earlybird chooses)")
       ->capture_default_str();
+  add_parsed(*warmup, "--contenders", o.contenders, one_of("contender", "earlybird,earlybird+warm_up,mpi"),
+             "earlybird,earlybird+warm_up,mpi", "LIST",
+             "which run, in this order; one alone with --communicators 1 in a fresh job times the process's first "
+             "call");
   add_csv(*warmup, o);
 }
 

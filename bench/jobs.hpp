@@ -52,6 +52,7 @@ struct WarmupOptions : JobOptions {
   int communicators = 8;           // fresh communicators per contender and size
   int iterations = 20;             // warm calls on each
   std::string algorithm = "auto";
+  std::vector<std::string> contenders;  // of earlybird, earlybird+warm_up, mpi
 };
 
 // The schedule simulator (no MPI): one algorithm's schedule under a Hockney

@@ -7,7 +7,9 @@
 // maximum) over the N communicators, "warm" the median of all warm calls,
 // ratio = first / warm. Creating a communicator (its window, a transport
 // self-test, warm_up) is not timed. Every result is compared with the exact
-// sum (pap_inputs.hpp).
+// sum (pap_inputs.hpp). A later contender finds what an earlier one prepared
+// in the process (auto's choices, the catalogue); the process's own first
+// call is timed by one contender alone, --communicators 1, in a fresh job.
 //
 // MPI libraries connect two processes at their first message and keep the
 // connection for every later communicator: only the first communicator
@@ -66,12 +68,18 @@ std::unique_ptr<Fresh> fresh_mpi() {
   return fresh;
 }
 
-std::vector<Side> sides(Communicator& world, const std::string& algorithm) {
-  return {
+// The contenders `labels` names, in that order.
+std::vector<Side> sides(Communicator& world, const std::string& algorithm, const std::vector<std::string>& labels) {
+  const std::vector<Side> all{
       {"earlybird", [&world, algorithm] { return fresh_earlybird(world, algorithm, false); }},
       {"earlybird+warm_up", [&world, algorithm] { return fresh_earlybird(world, algorithm, true); }},
       {"mpi", fresh_mpi},
   };
+  std::vector<Side> chosen;
+  for (const std::string& label : labels)
+    for (const Side& side : all)
+      if (side.label == label) chosen.push_back(side);
+  return chosen;
 }
 
 // What one side did at one size: per call, the slowest rank's seconds.
@@ -122,7 +130,7 @@ int run_warmup(Communicator& comm, const WarmupOptions& o) {
           comm.rank());
   if (comm.rank() == 0) print_table_header(o);
   Totals totals;
-  const std::vector<Side> contenders = sides(comm, o.algorithm);
+  const std::vector<Side> contenders = sides(comm, o.algorithm, o.contenders);
   for (std::size_t s = 0; s < o.sizes.size(); ++s) {
     const std::size_t count = std::max<std::size_t>(1, o.sizes[s] / sizeof(float));
     Buffers buffers = pap::make_pap_buffers(count, comm.rank(), comm.size());

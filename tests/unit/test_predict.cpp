@@ -162,6 +162,30 @@ TEST_CASE("auto: the model's first choice for the call's size class; the inline 
         default_algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
 }
 
+// P = 6 over nodes of 3 is decided nowhere else in this program.
+TEST_CASE("decide_ahead: the same choices as deciding at first use, and the verbose log still comes once") {
+  using earlybird::config::default_algorithm;
+  const MachineProfile& profile = earlybird::config::machine_profile();
+  const std::size_t before = earlybird::config::rankings_made();
+  earlybird::config::decide_ahead(6, false, 3, 0, false);
+  const std::size_t ahead = earlybird::config::rankings_made();
+  // 5 collectives, 3 of them also non-commutative, 27 classes (1 B-64 MiB).
+  CHECK(ahead - before == 8 * 27);
+  for (Collective c : kCollectives)
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{5000}, std::size_t{1} << 20}) {
+      CAPTURE(to_string(c));
+      CAPTURE(bytes);
+      const auto ranked = predict_all(c, 6, std::bit_ceil(bytes) / 4, 4, true, spanning_nodes(profile, 3));
+      std::string explanation;
+      CHECK(default_algorithm(c, bytes, 6, true, false, 3, &explanation) == ranked.front().algorithm);
+      CHECK(explanation.find(std::string(ranked.front().algorithm)) != std::string::npos);
+      explanation.clear();
+      default_algorithm(c, bytes, 6, true, false, 3, &explanation);
+      CHECK(explanation.empty());
+    }
+  CHECK(earlybird::config::rankings_made() == ahead);  // every class above was decided ahead
+}
+
 TEST_CASE("auto picks peer_reads for mid-size bcasts and small allgather blocks where ranks read each other") {
   using earlybird::config::default_algorithm;
   const auto bcast = [](std::size_t bytes, bool reads_peers, bool direct = true, int shared_cores = 0) {

@@ -237,12 +237,19 @@ class Communicator {
   // ring, binomial trees, Bruck, and the butterflies at power-of-two P — on
   // the progress thread, when it reaches this request (requests on a
   // communicator are taken in submission order; a collective submitted
-  // earlier may still be running), while the caller goes on. The future
-  // completes when every round trip is done, or fails naming the operation,
+  // earlier may still be running), while the caller goes on; then, on the
+  // TBB workers, it makes `auto`'s choice for every collective and size
+  // class up to 64 MiB on a communicator of this size and level (the cost
+  // model's ranking, otherwise made by the first call of each class: 40-150
+  // us a class at P = 2, milliseconds at P = 64; cached for the process, so
+  // later communicators of the same size and level find them made). The
+  // future completes when both are done, or fails naming the operation,
   // the rank and the cause (a peer that does not answer within
-  // EARLYBIRD_TIMEOUT_MS; a closed communicator). Not collective: peers need
-  // not call it, their progress threads answer. What is warmed when:
-  //   warm_up()                     round trips to those peers;
+  // EARLYBIRD_TIMEOUT_MS; a closed communicator; a malformed
+  // EARLYBIRD_PROFILE). Not collective: peers need not call it, their
+  // progress threads answer. What is warmed when:
+  //   warm_up()                     round trips to those peers, and the
+  //                                 choices;
   //   creation (world, adopt,       the same round trips, started on the
   //     split) of a communicator    progress thread, creation does not wait;
   //     on the point-to-point       a failure there fails the communicator's

@@ -28,10 +28,7 @@ struct CollectiveCall {
   // copy (MPI_IN_PLACE semantics); it lives as long as the operations.
   std::shared_ptr<const std::vector<std::byte>> owned_input;
 
-  bool reduces() const {
-    return collective == coll::Collective::allreduce || collective == coll::Collective::reduce ||
-           collective == coll::Collective::reduce_scatter;
-  }
+  bool reduces() const { return coll::reduces(collective); }
 };
 
 // The algorithm this call runs: options.algorithm, or the default for its

@@ -1,5 +1,6 @@
 #include "comm_core.hpp"
 
+#include "../config/algorithm_choice.hpp"
 #include "../pap/arrival_policy.hpp"
 #include "../pap/global_clock.hpp"
 #include "../base/backoff.hpp"
@@ -448,15 +449,28 @@ Future CommCore::warm_up() {
   if (closed_) return Future(failed_future(what + ": the communicator is closed"));
   auto future = std::make_shared<FutureState>();
   driver_.post([self = shared_from_this(), future, what] {
-    std::exception_ptr error;
     try {
       self->round_trips();
     } catch (const std::exception& e) {
-      error = std::make_exception_ptr(Error(what + ": " + e.what()));
+      auto error = std::make_exception_ptr(Error(what + ": " + e.what()));
+      return self->driver_.after_release([future, error] { future->fail(error); });
     }
-    self->driver_.after_release([future, error] { error ? future->fail(error) : future->complete(); });
+    // Milliseconds of the model's work (seconds at P = 64): the TBB
+    // workers', not the progress thread's.
+    self->engine_->run_in_background([self, future, what] {
+      try {
+        self->decide_ahead();
+        future->complete();
+      } catch (const std::exception& e) {
+        future->fail(std::make_exception_ptr(Error(what + ": " + e.what())));
+      }
+    });
   });
   return Future(future);
+}
+
+void CommCore::decide_ahead() const {
+  if (size_ > 1) config::decide_ahead(size_, direct(), transport_->node_ranks(), shared_cores(), reads_peers());
 }
 
 void CommCore::round_trips() {

@@ -56,6 +56,12 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   int size() const { return size_; }
   // Every rank's window is directly reachable (the model's node level).
   bool direct() const { return !direct_windows_.empty(); }
+  // On a direct communicator: the cores its ranks share when they outnumber
+  // the node's (config::shared_cores), and whether every rank reads the
+  // others' memory (Transport::reads_peer_memory). The model's level with
+  // direct() and the transport's node_ranks.
+  int shared_cores() const;
+  bool reads_peers() const { return direct() && transport_->reads_peer_memory(); }
   const CommOptions& options() const { return options_; }
 
   Future run(const CollectiveCall& call);
@@ -221,6 +227,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // of coll::common_peers, one after another. Throws the transport's error
   // prefixed with the peer.
   void round_trips();
+  // Communicator::warm_up's second half: config::decide_ahead for this
+  // communicator's level.
+  void decide_ahead() const;
 
   ProgressEngine* engine_;
   std::unique_ptr<Transport> transport_;

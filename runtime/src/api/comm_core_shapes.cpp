@@ -82,6 +82,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCal
   return made;
 }
 
+int CommCore::shared_cores() const { return direct() ? config::shared_cores(size_, topo::core_count()) : 0; }
+
 std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall& call) {
   auto p = std::make_shared<Prepared>();
   p->shape = call;
@@ -90,8 +92,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.owned_input = nullptr;
   try {
     p->algorithm = choose_algorithm(call, size_, direct(), transport_->node_ranks(), options_.verbose && rank_ == 0,
-                                    direct() ? config::shared_cores(size_, topo::core_count()) : 0,
-                                    direct() && transport_->reads_peer_memory());
+                                    shared_cores(), reads_peers());
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
     p->description = describe(call, "auto", rank_, size_);
     p->invalid = e.what();
@@ -104,7 +105,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->signature = signature_of(call, p->algorithm);
   p->timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
   p->straggler_after = call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
-  if (p->info->executor == coll::Executor::peer_reads && direct() && transport_->reads_peer_memory())
+  if (p->info->executor == coll::Executor::peer_reads && reads_peers())
     p->executor = coll::Executor::peer_reads;
   try {
     plan_batches(*p);

@@ -2,6 +2,10 @@
 
 #include <earlybird/error.hpp>
 
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
@@ -63,19 +67,39 @@ std::string explain(const ChoiceKey& key, const std::vector<coll::Prediction>& r
   return text + "\n";
 }
 
-// The model's ranking for `key`, cached for the process.
+// A class's ranking, and whether a caller asking for the explanation got it
+// (decide_ahead() ranks classes nobody asked about yet).
+struct Ranked {
+  std::vector<coll::Prediction> predictions;
+  bool explained = false;
+};
+
+// The model's ranking for `key`, cached for the process. Ranked outside the
+// lock (a class can take milliseconds at P = 64, and decide_ahead() ranks
+// many at once); the model is a pure function, so a class two threads rank
+// at once comes out the same.
+std::atomic<std::size_t> classes_ranked{0};
+
 const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* explanation) {
   static std::mutex mutex;
-  static std::map<ChoiceKey, std::vector<coll::Prediction>> cache;
-  std::lock_guard lock(mutex);
-  auto found = cache.find(key);
-  if (found != cache.end()) return found->second;
+  static std::map<ChoiceKey, Ranked> cache;
   const coll::MachineProfile& profile = machine_profile();
-  const coll::LevelCosts costs = costs_for(key, profile);
+  auto explained = [&](Ranked& entry) -> const std::vector<coll::Prediction>& {
+    if (explanation && !entry.explained) {
+      *explanation = explain(key, entry.predictions, profile.source);
+      entry.explained = true;
+    }
+    return entry.predictions;
+  };
+  {
+    std::lock_guard lock(mutex);
+    if (auto found = cache.find(key); found != cache.end()) return explained(found->second);
+  }
   auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / kModelElemBytes, kModelElemBytes,
-                                  key.commutative, costs);
-  if (explanation) *explanation = explain(key, ranked, profile.source);
-  return cache.emplace(key, std::move(ranked)).first->second;
+                                  key.commutative, costs_for(key, profile));
+  classes_ranked.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard lock(mutex);
+  return explained(cache.try_emplace(key, Ranked{std::move(ranked)}).first->second);
 }
 
 // Any algorithm of `collective` that suits the operator (one rank, no data:
@@ -158,6 +182,28 @@ std::string default_algorithm(Collective collective, std::size_t bytes, int rank
                       nodes_fit ? node_ranks : 0, direct ? model_cores : 0};
   const auto& ranked = ranking(key, explanation);
   return ranked.empty() ? "" : std::string(ranked.front().algorithm);
+}
+
+std::size_t rankings_made() { return classes_ranked.load(std::memory_order_relaxed); }
+
+void decide_ahead(int ranks, bool direct, int node_ranks, int shared_cores, bool reads_peers) {
+  struct Class {
+    Collective collective;
+    std::size_t bytes;
+    bool commutative;
+  };
+  std::vector<Class> classes;
+  for (Collective collective : coll::kCollectives)
+    for (bool commutative : {true, false})
+      for (std::size_t bytes = 1; bytes <= kDecidedAheadBytes; bytes *= 2)
+        if (commutative || coll::reduces(collective)) classes.push_back({collective, bytes, commutative});
+  // Largest first: they take longest, and the workers then share out the rest.
+  std::reverse(classes.begin(), classes.end());
+  tbb::parallel_for(std::size_t{0}, classes.size(), [&](std::size_t i) {
+    const Class& c = classes[i];
+    default_algorithm(c.collective, c.bytes, ranks, c.commutative, direct, node_ranks, nullptr, shared_cores,
+                      reads_peers);
+  });
 }
 
 coll::OuterProductAlgorithm default_outer_product_algorithm(int ranks, std::size_t rows, std::size_t cols,

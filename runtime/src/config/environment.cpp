@@ -8,9 +8,6 @@
 namespace earlybird::config {
 namespace {
 
-constexpr std::array kCollectives = {coll::Collective::allreduce, coll::Collective::reduce, coll::Collective::bcast,
-                                     coll::Collective::allgather, coll::Collective::reduce_scatter};
-
 // The variable's value; nullptr when unset or empty.
 const char* env(const char* name) {
   const char* value = std::getenv(name);
@@ -112,7 +109,7 @@ PmpiConfig pmpi_config_from_environment() {
   config.min_bytes = integer_or("EARLYBIRD_MIN_BYTES", kDefaultMinBytes, 0);
   config.segment_bytes = integer_or("EARLYBIRD_SEGMENT_BYTES", 0, 0);
   config.scratch_bytes = comm_options_from_environment().scratch_bytes;
-  for (auto collective : kCollectives)
+  for (auto collective : coll::kCollectives)
     config.algorithm[static_cast<std::size_t>(collective)] = algorithm_from(collective);
   return config;
 }

@@ -5,6 +5,7 @@
 
 #include <earlybird/collectives/schedule.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -17,7 +18,14 @@ namespace earlybird::coll {
 struct RankPlan;  // plan.hpp
 
 enum class Collective : std::uint8_t { allreduce, reduce, bcast, allgather, reduce_scatter };
+inline constexpr std::array kCollectives = {Collective::allreduce, Collective::reduce, Collective::bcast,
+                                            Collective::allgather, Collective::reduce_scatter};
 const char* to_string(Collective collective);
+// Whether it applies an operator (allreduce, reduce, reduce_scatter).
+constexpr bool reduces(Collective collective) {
+  return collective == Collective::allreduce || collective == Collective::reduce ||
+         collective == Collective::reduce_scatter;
+}
 
 // Buffer lengths of a collective of `count` elements (per rank, or per block
 // for allgather and reduce-scatter) over `ranks` ranks.
