@@ -16,8 +16,12 @@
 // between two processes across nodes pays for it, and the world's creation
 // (earlybird's own set-up) may already have paid. The maximum shows that one.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "bench_common.hpp"
 #include "collective_table.hpp"
@@ -82,32 +86,79 @@ std::vector<Side> sides(Communicator& world, const std::string& algorithm, const
   return chosen;
 }
 
-// What one side did at one size: per call, the slowest rank's seconds.
+// Calls as this rank saw them: when each began and ended (seconds of the
+// steady clock).
+struct Calls {
+  std::vector<double> begin, end;
+};
+
+// Per call: the slowest rank's seconds, and (`after_last`) the seconds from
+// the last rank's arrival to the last rank's return, which leaves out a rank
+// waiting for a peer that left the barrier late (a barrier's ranks leave it
+// up to a scheduler slice apart on a loaded CPU); that needs one clock, so
+// only where every rank runs on one machine (empty elsewhere).
+struct Timings {
+  std::vector<double> slowest, after_last;
+};
+
+Timings timings_of(const Calls& calls, bool one_clock) {
+  Timings t;
+  std::vector<double> own(calls.begin.size());
+  for (std::size_t i = 0; i < own.size(); ++i) own[i] = calls.end[i] - calls.begin[i];
+  t.slowest = max_over_ranks(own, MPI_COMM_WORLD);
+  if (!one_clock) return t;
+  const std::vector<double> last_begin = max_over_ranks(calls.begin, MPI_COMM_WORLD);
+  const std::vector<double> last_end = max_over_ranks(calls.end, MPI_COMM_WORLD);
+  for (std::size_t i = 0; i < own.size(); ++i) t.after_last.push_back(last_end[i] - last_begin[i]);
+  return t;
+}
+
+// What one side did at one size.
 struct Measured {
-  std::vector<double> first, warm;
+  Timings first, warm;
   long long wrong = 0;
 };
 
-// One call after a barrier on every rank: this rank's seconds; `wrong` gets
-// 1.0 when this rank's result differs from the exact sum (else 0.0).
-double timed(const Contender& contender, Buffers& buffers, std::vector<double>& wrong) {
-  reset_output(allreduce_spec(), buffers);
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double t0 = MPI_Wtime();
-  contender.call(buffers);
-  const double seconds = MPI_Wtime() - t0;
-  wrong.push_back(output_matches(allreduce_spec(), buffers) ? 0.0 : 1.0);
-  return seconds;
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-Measured measure(const Side& side, Buffers& buffers, int communicators, int iterations) {
-  std::vector<double> first, warm, wrong;
+// One call after a barrier on every rank, into `calls`; `wrong` gets 1.0 when
+// this rank's result differs from the exact sum (else 0.0).
+void timed(const Contender& contender, Buffers& buffers, Calls& calls, std::vector<double>& wrong) {
+  reset_output(allreduce_spec(), buffers);
+  MPI_Barrier(MPI_COMM_WORLD);
+  calls.begin.push_back(steady_seconds());
+  contender.call(buffers);
+  calls.end.push_back(steady_seconds());
+  wrong.push_back(output_matches(allreduce_spec(), buffers) ? 0.0 : 1.0);
+}
+
+Measured measure(const Side& side, Buffers& buffers, int communicators, int iterations, bool one_clock) {
+  Calls first, warm;
+  std::vector<double> wrong;
   for (int c = 0; c < communicators; ++c) {
     const std::unique_ptr<Fresh> fresh = side.make();
-    first.push_back(timed(fresh->contender, buffers, wrong));
-    for (int k = 0; k < iterations; ++k) warm.push_back(timed(fresh->contender, buffers, wrong));
+    timed(fresh->contender, buffers, first, wrong);
+    for (int k = 0; k < iterations; ++k) timed(fresh->contender, buffers, warm, wrong);
   }
-  return {max_over_ranks(first, MPI_COMM_WORLD), max_over_ranks(warm, MPI_COMM_WORLD), wrong_iterations(wrong)};
+  return {timings_of(first, one_clock), timings_of(warm, one_clock), wrong_iterations(wrong)};
+}
+
+// "median max" of `first`, "median" of `warm` and their ratio, in us; "-" for
+// an empty series.
+struct Row {
+  std::string text, csv;
+};
+Row row_of(const std::vector<double>& first, const std::vector<double>& warm) {
+  if (first.empty()) return {"         -          -          -       -", ",,,"};
+  const double median = stats_of(first).median, most = *std::max_element(first.begin(), first.end());
+  const double warm_median = stats_of(warm).median;
+  char text[128], csv[128];
+  std::snprintf(text, sizeof text, "%10.1f %10.1f %10.1f %7.2f", median * 1e6, most * 1e6, warm_median * 1e6,
+                median / warm_median);
+  std::snprintf(csv, sizeof csv, "%.9f,%.9f,%.9f,%.4f", median, most, warm_median, median / warm_median);
+  return {text, csv};
 }
 
 void print_table_header(const WarmupOptions& o) {
@@ -115,10 +166,12 @@ void print_table_header(const WarmupOptions& o) {
       "# earlybird algorithm %s; earlybird communicators spanning nodes (p2p transport) also warm up by themselves "
       "at creation, asynchronously\n"
       "# first: the first allreduce on a fresh communicator, median and max over %d communicators; warm: median of "
-      "the %d calls after it on each; ratio = first / warm; times in us (slowest rank)\n"
-      "%10s  %-18s %10s %10s %10s %7s %6s\n",
+      "the %d calls after it on each; ratio = first / warm; times in us; each call after a barrier. Left: the "
+      "slowest rank's call; right (*): from the last rank's arrival to the last return, where every rank runs on "
+      "one machine (one clock), else -\n"
+      "%10s  %-18s %10s %10s %10s %7s %10s %10s %10s %7s %6s\n",
       o.algorithm.c_str(), o.communicators, o.iterations, "bytes", "contender", "first", "first_max", "warm", "ratio",
-      "wrong");
+      "first*", "first_max*", "warm*", "ratio*", "wrong");
 }
 
 }  // namespace
@@ -126,8 +179,11 @@ void print_table_header(const WarmupOptions& o) {
 int run_warmup(Communicator& comm, const WarmupOptions& o) {
   print_run_header("warmup (allreduce, float32, sum; first call on a fresh communicator vs warm calls)", o.command_line,
                    MPI_COMM_WORLD);
-  Csv csv(o.csv, "job,contender,algorithm,ranks,bytes,communicators,iters,first_median_s,first_max_s,warm_median_s,ratio,wrong",
+  Csv csv(o.csv,
+          "job,contender,algorithm,ranks,bytes,communicators,iters,first_median_s,first_max_s,warm_median_s,ratio,"
+          "after_last_first_median_s,after_last_first_max_s,after_last_warm_median_s,after_last_ratio,wrong",
           comm.rank());
+  const bool one_clock = ranks_on_this_machine(MPI_COMM_WORLD, 0) == comm.size();
   if (comm.rank() == 0) print_table_header(o);
   Totals totals;
   const std::vector<Side> contenders = sides(comm, o.algorithm, o.contenders);
@@ -136,17 +192,17 @@ int run_warmup(Communicator& comm, const WarmupOptions& o) {
     Buffers buffers = pap::make_pap_buffers(count, comm.rank(), comm.size());
     pap::refill(buffers, 1, s, comm.rank(), comm.size());
     for (const Side& side : contenders) {
-      const Measured m = measure(side, buffers, o.communicators, o.iterations);
-      const double first = stats_of(m.first).median, first_max = *std::max_element(m.first.begin(), m.first.end());
-      const double warm = stats_of(m.warm).median;
+      const Measured m = measure(side, buffers, o.communicators, o.iterations, one_clock);
+      const Row slowest = row_of(m.first.slowest, m.warm.slowest);
+      const Row after_last = row_of(m.first.after_last, m.warm.after_last);
       totals.wrong += m.wrong;
       if (comm.rank() == 0)
-        std::printf("%10zu  %-18s %10.1f %10.1f %10.1f %7.2f %6lld\n", count * sizeof(float), side.label.c_str(),
-                    first * 1e6, first_max * 1e6, warm * 1e6, first / warm, m.wrong);
+        std::printf("%10zu  %-18s %s %s %6lld\n", count * sizeof(float), side.label.c_str(), slowest.text.c_str(),
+                    after_last.text.c_str(), m.wrong);
       char line[512];
-      std::snprintf(line, sizeof line, "warmup,%s,%s,%d,%zu,%d,%d,%.9f,%.9f,%.9f,%.4f,%lld", side.label.c_str(),
-                    o.algorithm.c_str(), comm.size(), count * sizeof(float), o.communicators, o.iterations, first,
-                    first_max, warm, first / warm, m.wrong);
+      std::snprintf(line, sizeof line, "warmup,%s,%s,%d,%zu,%d,%d,%s,%s,%lld", side.label.c_str(), o.algorithm.c_str(),
+                    comm.size(), count * sizeof(float), o.communicators, o.iterations, slowest.csv.c_str(),
+                    after_last.csv.c_str(), m.wrong);
       csv.row(line);
       std::fflush(stdout);
     }

@@ -107,6 +107,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->straggler_after = call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
   if (p->info->executor == coll::Executor::peer_reads && reads_peers())
     p->executor = coll::Executor::peer_reads;
+  if (p->info->executor == coll::Executor::inline_lines && fits_inline_lines(call))
+    p->executor = coll::Executor::inline_lines;
   try {
     plan_batches(*p);
   } catch (const std::exception& e) {
@@ -114,8 +116,6 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
     return p;
   }
   p->caller_run = caller_may_run(*p);
-  if (p->info->executor == coll::Executor::inline_lines && p->batch_keys.size() == 1 && fits_inline_lines(call))
-    p->executor = coll::Executor::inline_lines;
   if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
   return p;
 }
@@ -132,7 +132,9 @@ void CommCore::plan_batches(Prepared& p) {
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
   PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,
                      call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
-  if (p.executor == coll::Executor::peer_reads) {  // no plan, no scratch: one batch
+  // The inline lines and peer reads run no plan (building one was most of a
+  // tiny call's first-time cost) and need no scratch: one batch.
+  if (p.executor != coll::Executor::steps) {
     p.per_batch = call.count;
     p.batch_keys.push_back(key);
     p.batch_plans.push_back(nullptr);
