@@ -237,8 +237,8 @@ class Communicator {
   // ring, binomial trees, Bruck, and the butterflies at power-of-two P — on
   // the progress thread, when it reaches this request (requests on a
   // communicator are taken in submission order; a collective submitted
-  // earlier may still be running), while the caller goes on; then, on the
-  // TBB workers, it makes `auto`'s choice for every collective and size
+  // earlier may still be running), while the caller goes on; then, on
+  // threads of its own, it makes `auto`'s choice for every collective and size
   // class up to 64 MiB on a communicator of this size and level (the cost
   // model's ranking, otherwise made by the first call of each class: 40-150
   // us a class at P = 2, milliseconds at P = 64; cached for the process, so

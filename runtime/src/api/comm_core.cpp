@@ -455,9 +455,10 @@ Future CommCore::warm_up() {
       auto error = std::make_exception_ptr(Error(what + ": " + e.what()));
       return self->driver_.after_release([future, error] { future->fail(error); });
     }
-    // Milliseconds of the model's work (seconds at P = 64): the TBB
-    // workers', not the progress thread's.
-    self->engine_->run_in_background([self, future, what] {
+    // Milliseconds of the model's work (seconds at P = 64): not the
+    // progress thread's, nor TBB's (its workers spin after it, on the CPU
+    // the caller's first collective needs).
+    self->engine_->run_on_own_thread([self, future, what] {
       try {
         self->decide_ahead();
         future->complete();

@@ -2,17 +2,17 @@
 
 #include <earlybird/error.hpp>
 
-#include <oneapi/tbb/parallel_for.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -197,13 +197,33 @@ void decide_ahead(int ranks, bool direct, int node_ranks, int shared_cores, bool
     for (bool commutative : {true, false})
       for (std::size_t bytes = 1; bytes <= kDecidedAheadBytes; bytes *= 2)
         if (commutative || coll::reduces(collective)) classes.push_back({collective, bytes, commutative});
-  // Largest first: they take longest, and the workers then share out the rest.
+  // Largest first: they take longest, and the threads then share out the rest.
   std::reverse(classes.begin(), classes.end());
-  tbb::parallel_for(std::size_t{0}, classes.size(), [&](std::size_t i) {
-    const Class& c = classes[i];
-    default_algorithm(c.collective, c.bytes, ranks, c.commutative, direct, node_ranks, nullptr, shared_cores,
-                      reads_peers);
-  });
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  auto decide = [&] {
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < classes.size();) {
+        const Class& c = classes[i];
+        default_algorithm(c.collective, c.bytes, ranks, c.commutative, direct, node_ranks, nullptr, shared_cores,
+                          reads_peers);
+      }
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = classes.size();
+    }
+  };
+  // Threads that end with the work (not TBB's workers, which spin a while
+  // after it: Communicator::warm_up's caller needs the CPU next).
+  const unsigned helpers = std::clamp(std::thread::hardware_concurrency(), 1u, 8u) - 1;
+  {
+    std::vector<std::jthread> threads;
+    for (unsigned t = 0; t < helpers; ++t) threads.emplace_back(decide);
+    decide();
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 coll::OuterProductAlgorithm default_outer_product_algorithm(int ranks, std::size_t rows, std::size_t cols,

@@ -70,9 +70,10 @@ std::string default_algorithm(coll::Collective collective, std::size_t bytes, in
 
 // Every choice default_algorithm makes with these arguments after the
 // call's own — each collective, both commutativities where it reduces,
-// every size class from 1 B to kDecidedAheadBytes — made now, in parallel on
-// the TBB workers, so that a first call of any of them finds its class
-// decided (Communicator::warm_up). Measured serially on the project's VM:
+// every size class from 1 B to kDecidedAheadBytes — made now, on up to 8
+// threads of its own that end with it, so that a first call of any of them
+// finds its class decided (Communicator::warm_up). Throws what
+// default_algorithm throws (a malformed EARLYBIRD_PROFILE). Measured serially on the project's VM:
 // ~5 ms at P = 2, ~17 ms at P = 4 over two nodes, ~1.6 s at P >= 64
 // (kModelRanks), where ranking one class takes 7-130 ms.
 constexpr std::size_t kDecidedAheadBytes = std::size_t{64} << 20;

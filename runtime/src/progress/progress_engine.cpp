@@ -51,7 +51,7 @@ ProgressEngine::~ProgressEngine() {
   background_done_.wait(lock, [&] { return background_tasks_ == 0; });
 }
 
-void ProgressEngine::run_in_background(std::function<void()> task) {
+std::function<void()> ProgressEngine::counted(std::function<void()> task) {
   {
     std::lock_guard lock(mutex_);
     ++background_tasks_;
@@ -59,13 +59,17 @@ void ProgressEngine::run_in_background(std::function<void()> task) {
   // The task and its captures are destroyed before the count falls, so the
   // engine's destructor never returns while a worker still holds them.
   auto held = std::make_shared<std::function<void()>>(std::move(task));
-  detail::enqueue(arena_, [this, held] {
+  return [this, held] {
     (*held)();
     *held = nullptr;
     std::lock_guard lock(mutex_);
     if (--background_tasks_ == 0) background_done_.notify_all();
-  });
+  };
 }
+
+void ProgressEngine::run_in_background(std::function<void()> task) { detail::enqueue(arena_, counted(std::move(task))); }
+
+void ProgressEngine::run_on_own_thread(std::function<void()> task) { std::thread(counted(std::move(task))).detach(); }
 
 void ProgressEngine::submit(std::function<void()> request) {
   {

@@ -79,6 +79,12 @@ class ProgressEngine {
   // too long for the progress thread (building a plan). The engine waits for
   // such tasks before it goes.
   void run_in_background(std::function<void()> task);
+  // The same on a thread of its own that ends with the task: for work right
+  // before a call that needs this rank's CPU, since TBB's workers spin and
+  // yield for a while after their last task (across the emulated hosts, one
+  // CPU per rank, that held a first allreduce's caller off its CPU for
+  // hundreds of microseconds; docs/benchmarks.md).
+  void run_on_own_thread(std::function<void()> task);
   int worker_threads() const { return options_.worker_threads; }
   // Diagnostics (tests): turns of the progress loop so far, and how many of
   // them ended blocked, idle, until a request came.
@@ -93,6 +99,8 @@ class ProgressEngine {
 
   EngineOptions options_;
   oneapi::tbb::task_arena arena_;
+  // `task` counted as a background task: run, destroyed, then uncounted.
+  std::function<void()> counted(std::function<void()> task);
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<std::function<void()>> requests_;
