@@ -39,7 +39,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       size_(transport_->size()),
       direct_windows_(InlineCollective::direct_windows(*transport_)),
       arrival_(*transport_, layout_, options.verbose),
-      plans_(std::make_shared<PlanCache>(size_, transport_->node_ranks(), layout_)),
+      plans_(PlanCache::for_shape(size_, transport_->node_ranks(), layout_)),
       lanes_(*transport_, size_) {}
 
 CommCore::~CommCore() = default;

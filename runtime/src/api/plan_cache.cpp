@@ -5,6 +5,7 @@
 #include <earlybird/error.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 namespace earlybird::detail {
 namespace {
@@ -12,6 +13,19 @@ namespace {
 constexpr std::size_t kPlanCacheLimit = 256;
 
 }  // namespace
+
+std::shared_ptr<PlanCache> PlanCache::for_shape(int ranks, int node_ranks, const WindowLayout& layout) {
+  using Shape = std::tuple<int, int, std::size_t, std::size_t>;
+  static std::mutex mutex;
+  static std::map<Shape, std::weak_ptr<PlanCache>> live;
+  const Shape shape{ranks, node_ranks, layout.flags_per_lane, layout.scratch_bytes};
+  std::lock_guard lock(mutex);
+  std::erase_if(live, [](const auto& entry) { return entry.second.expired(); });
+  if (auto cache = live[shape].lock()) return cache;
+  auto cache = std::make_shared<PlanCache>(ranks, node_ranks, layout);
+  live[shape] = cache;
+  return cache;
+}
 
 std::shared_ptr<const coll::RankPlan> PlanCache::plan(const Key& key) {
   {

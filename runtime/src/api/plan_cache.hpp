@@ -2,7 +2,10 @@
 // algorithm, parameters, count, this rank's virtual rank) and reused, and the
 // batch sizing that keeps each batch's plan within one window lane.
 // Thread-safe: callers plan on their own threads, arrival bindings on the
-// progress thread.
+// progress thread. A plan is a function of the key and the communicator's
+// shape (P, ranks per node, window layout) alone, so the communicators of a
+// process that have one shape share one cache (for_shape): a split or dup of
+// the world finds the world's plans built.
 #pragma once
 
 #include "../rma/window_layout.hpp"
@@ -38,6 +41,9 @@ class PlanCache {
   // (AlgorithmParams::node_ranks).
   PlanCache(int ranks, int node_ranks, const WindowLayout& layout)
       : ranks_(ranks), node_ranks_(node_ranks), layout_(layout) {}
+  // The cache every live communicator of this shape in the process uses (a
+  // new one when none lives).
+  static std::shared_ptr<PlanCache> for_shape(int ranks, int node_ranks, const WindowLayout& layout);
 
   // Thread-safe; builds the plan unless cached (slow for many segments).
   std::shared_ptr<const coll::RankPlan> plan(const Key& key);
