@@ -7,11 +7,12 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -74,12 +75,12 @@ struct Ranked {
   bool explained = false;
 };
 
+std::atomic<std::size_t> classes_ranked{0};
+
 // The model's ranking for `key`, cached for the process. Ranked outside the
 // lock (a class can take milliseconds at P = 64, and decide_ahead() ranks
 // many at once); the model is a pure function, so a class two threads rank
 // at once comes out the same.
-std::atomic<std::size_t> classes_ranked{0};
-
 const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* explanation) {
   static std::mutex mutex;
   static std::map<ChoiceKey, Ranked> cache;
@@ -220,7 +221,10 @@ void decide_ahead(int ranks, bool direct, int node_ranks, int shared_cores, bool
   const unsigned helpers = std::clamp(std::thread::hardware_concurrency(), 1u, 8u) - 1;
   {
     std::vector<std::jthread> threads;
-    for (unsigned t = 0; t < helpers; ++t) threads.emplace_back(decide);
+    try {
+      for (unsigned t = 0; t < helpers; ++t) threads.emplace_back(decide);
+    } catch (const std::system_error&) {  // no more threads: fewer share the work
+    }
     decide();
   }
   if (failure) std::rethrow_exception(failure);

@@ -5,6 +5,7 @@
 #include "../topo/topology.hpp"
 
 #include <algorithm>
+#include <system_error>
 
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
@@ -69,7 +70,14 @@ std::function<void()> ProgressEngine::counted(std::function<void()> task) {
 
 void ProgressEngine::run_in_background(std::function<void()> task) { detail::enqueue(arena_, counted(std::move(task))); }
 
-void ProgressEngine::run_on_own_thread(std::function<void()> task) { std::thread(counted(std::move(task))).detach(); }
+void ProgressEngine::run_on_own_thread(std::function<void()> task) {
+  std::function<void()> run = counted(std::move(task));
+  try {
+    std::thread(run).detach();
+  } catch (const std::system_error&) {  // no thread to be had: here, then
+    run();
+  }
+}
 
 void ProgressEngine::submit(std::function<void()> request) {
   {
