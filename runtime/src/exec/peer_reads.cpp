@@ -264,8 +264,6 @@ bool PeerReads::release_stage() {
   return true;
 }
 
-// A withdrawal after the owner's watchdog gave up on this rank shows in
-// its line 0 once the copy is done (the copy may then hold anything).
 // After a failure (the header's "withdrawing"): peers that may have taken
 // line 0 are told, and waited for, before the caller gets its buffers back.
 bool PeerReads::withdraw() {
@@ -305,6 +303,8 @@ bool PeerReads::took_part(int rank) const {
   return is_read_by(rank) && sequence_in(load_acquire(line(rank, kWhere))) >= sequence_;
 }
 
+// A withdrawal after the owner's watchdog gave up on this rank shows in
+// its line 0 once the copy is done (the copy may then hold anything).
 void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
   if (piece.count == 0) return;
   const Where& where = where_[static_cast<std::size_t>(rank)];
