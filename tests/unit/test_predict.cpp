@@ -143,6 +143,13 @@ TEST_CASE("auto: the model's first choice for the call's size class; the inline 
         CAPTURE(bytes);
         CHECK(default_algorithm(Collective::allreduce, bytes, ranks, true, direct) == ranked.front().algorithm);
       }
+  // Classes under 4 bytes are one element of their size, not 0 floats.
+  for (std::size_t bytes : {std::size_t{1}, std::size_t{2}}) {
+    const auto ranked = predict_all(Collective::allreduce, 64, 1, bytes, true, profile.network);
+    CAPTURE(bytes);
+    CHECK(ranked.front().seconds > 0);
+    CHECK(default_algorithm(Collective::allreduce, bytes, 64, true, false) == ranked.front().algorithm);
+  }
   CHECK(default_algorithm(Collective::allreduce, 448, 4, true, true) == "inline_flags");
   CHECK(default_algorithm(Collective::allreduce, 448, 4, true, false) != "inline_flags");
   // Reduce-scatter publishes its P blocks: 4 x 128 B > 448 B.

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -126,11 +129,43 @@ LevelCosts spanning_nodes(const MachineProfile& profile, int node_ranks) {
 
 namespace {
 
-double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-                 const CostModel& model) {
+double simulated_now(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
+                     const CostModel& model) {
   AlgorithmParams params;
   params.node_ranks = model.node_ranks;
   return simulate(algorithm.make(ranks, count, params, elem_bytes), elem_bytes, model).time;
+}
+
+// A simulation's inputs: the model is a pure function of them.
+struct SimulationKey {
+  std::uintptr_t make;  // Algorithm::make, what the schedule is
+  int ranks;
+  std::size_t count;
+  std::size_t elem_bytes;
+  CostModel model;
+  auto operator<=>(const SimulationKey&) const = default;
+};
+
+// The simulations already run in this process. The same ones recur: every
+// class past kSimulatedCount extrapolates from the same two, and a
+// non-commutative class re-ranks the commutative class's algorithms. Built
+// and simulated outside the lock (milliseconds at P = 64); bounded, for
+// callers that try many models (calibration's fit).
+double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
+                 const CostModel& model) {
+  constexpr std::size_t kRemembered = 1 << 16;
+  static std::mutex mutex;
+  static std::map<SimulationKey, double> times;
+  const SimulationKey key{reinterpret_cast<std::uintptr_t>(algorithm.make), ranks, count, elem_bytes, model};
+  {
+    std::lock_guard lock(mutex);
+    if (auto found = times.find(key); found != times.end()) return found->second;
+  }
+  const double time = simulated_now(algorithm, ranks, count, elem_bytes, model);
+  std::lock_guard lock(mutex);
+  if (times.size() >= kRemembered) times.clear();
+  times.emplace(key, time);
+  return time;
 }
 
 }  // namespace

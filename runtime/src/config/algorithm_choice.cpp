@@ -35,8 +35,10 @@ struct ChoiceKey {
   auto operator<=>(const ChoiceKey&) const = default;
 };
 
-// Float elements of the size class (what the model simulates).
+// The model simulates a size class as floats, classes under 4 bytes as one
+// element of their size.
 constexpr std::size_t kModelElemBytes = 4;
+std::size_t model_elem_bytes(std::size_t bytes) { return std::min(bytes, kModelElemBytes); }
 
 std::string level_of(const ChoiceKey& key) {
   if (key.node_ranks > 0) return "nodes of " + std::to_string(key.node_ranks) + " ranks";
@@ -96,8 +98,9 @@ const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* 
     std::lock_guard lock(mutex);
     if (auto found = cache.find(key); found != cache.end()) return explained(found->second);
   }
-  auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / kModelElemBytes, kModelElemBytes,
-                                  key.commutative, costs_for(key, profile));
+  const std::size_t elem_bytes = model_elem_bytes(key.bytes);
+  auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / elem_bytes, elem_bytes, key.commutative,
+                                  costs_for(key, profile));
   classes_ranked.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(mutex);
   return explained(cache.try_emplace(key, Ranked{std::move(ranked)}).first->second);

@@ -73,9 +73,10 @@ std::string default_algorithm(coll::Collective collective, std::size_t bytes, in
 // every size class from 1 B to kDecidedAheadBytes — made now, on up to 8
 // threads of its own that end with it, so that a first call of any of them
 // finds its class decided (Communicator::warm_up). Throws what
-// default_algorithm throws (a malformed EARLYBIRD_PROFILE). Measured serially on the project's VM:
-// ~5 ms at P = 2, ~17 ms at P = 4 over two nodes, ~1.6 s at P >= 64
-// (kModelRanks), where ranking one class takes 7-130 ms.
+// default_algorithm throws (a malformed EARLYBIRD_PROFILE). Measured on the
+// project's 2-core VM: ~2 ms at P = 2 (node level), ~5 ms at P = 4 over two
+// nodes, ~0.3 s at P >= 64 (kModelRanks), where ranking one class takes up
+// to ~35 ms (docs/benchmarks.md, "The model's own time").
 constexpr std::size_t kDecidedAheadBytes = std::size_t{64} << 20;
 void decide_ahead(int ranks, bool direct, int node_ranks, int shared_cores, bool reads_peers);
 // How many times the model ranked a class in this process (tests).

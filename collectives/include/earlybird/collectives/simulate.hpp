@@ -65,6 +65,7 @@ struct CostModel {
   double wake = 0;
   double copy_cost() const { return copy_per_byte < 0 ? gamma : copy_per_byte; }
   bool same_node(int r, int s) const { return node_ranks > 0 && r / node_ranks == s / node_ranks; }
+  auto operator<=>(const CostModel&) const = default;
 };
 
 struct CriticalStep {
