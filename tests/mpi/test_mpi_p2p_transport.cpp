@@ -168,8 +168,8 @@ void check_crossed_waits(MPI_Comm comm, MpiCheck& check) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   if (size < 2) return;
-  P2pTransport a(comm, 8192, std::chrono::milliseconds(3000));
-  P2pTransport b(comm, 8192, std::chrono::milliseconds(3000));
+  P2pTransport a(comm, WindowSize{8192, 8192}, std::chrono::milliseconds(3000));
+  P2pTransport b(comm, WindowSize{8192, 8192}, std::chrono::milliseconds(3000));
   std::string error;
   try {
     if (rank == 0) a.load_remote(1, 0);
@@ -194,7 +194,7 @@ void check_silent_rank(MPI_Comm comm, MpiCheck& check) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   if (size < 2) return;
-  P2pTransport t(comm, 8192, std::chrono::milliseconds(500));
+  P2pTransport t(comm, WindowSize{8192, 8192}, std::chrono::milliseconds(500));
   const int silent = size - 1;
   if (rank == 0) {
     const auto start = std::chrono::steady_clock::now();
@@ -247,7 +247,7 @@ int main(int argc, char** argv) {
     JobDeadline deadline(rank, std::chrono::seconds(120));
     MpiCheck check(rank);
     {
-      P2pTransport t(MPI_COMM_WORLD, kData + 8 * kSlot, std::chrono::seconds(60));
+      P2pTransport t(MPI_COMM_WORLD, WindowSize{kData + 8 * kSlot, kData + 8 * kSlot}, std::chrono::seconds(60));
       check_put_order(t, check);
       check_deferred(t, check);
       check_atomics_and_reads(t, check);

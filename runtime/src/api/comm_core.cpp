@@ -47,6 +47,7 @@ CommCore::~CommCore() = default;
 std::shared_ptr<CommCore> CommCore::create(ProgressEngine& engine, std::unique_ptr<Transport> transport,
                                            CommOptions options) {
   auto core = std::make_shared<CommCore>(engine, std::move(transport), options);
+  core->fault_in_small_calls();
   core->driver_.on_post([weak = std::weak_ptr<CommCore>(core)] {
     if (auto self = weak.lock()) self->wake_engine();
   });
@@ -63,6 +64,15 @@ std::shared_ptr<CommCore> CommCore::create(ProgressEngine& engine, std::unique_p
     });
   }
   return core;
+}
+
+// Small calls, the ones whose time a page fault would double, use the start
+// of a lane's scratch; the rest of it is mapped as collectives first use it.
+constexpr std::size_t kFaultedInScratchBytes = 64 * 1024;
+
+void CommCore::fault_in_small_calls() {
+  for (int lane = 0; lane < WindowLayout::kLanes; ++lane)
+    transport_->fault_in(layout_.scratch_offset(lane), std::min(layout_.scratch_bytes, kFaultedInScratchBytes));
 }
 
 void CommCore::wake_engine() {
@@ -401,7 +411,7 @@ void CommCore::retire() {
 }
 
 std::shared_ptr<CommCore> CommCore::split(int color, int key) {
-  auto transport = transport_->split(color, key, layout_.total_bytes());
+  auto transport = transport_->split(color, key, layout_.window_size());
   if (!transport) return nullptr;
   return create(*engine_, std::move(transport), options_);
 }

@@ -216,6 +216,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   static Future outcome_of(const CollectiveTask& task);
   static Future completed_future();
   // Asks the progress thread to poll this communicator.
+  void fault_in_small_calls();
   void wake_engine();
   void start_next();
   void start_active();

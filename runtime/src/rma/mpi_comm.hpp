@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include "transport.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -46,14 +48,14 @@ MPI_Comm split_comm(MPI_Comm comm, int color, int key);
 // A transport of type T over the ranks of `comm` passing the same color
 // (nullptr for MPI_UNDEFINED). T's constructor duplicates the part it is given.
 template <class T, class... Args>
-std::unique_ptr<T> split_transport(MPI_Comm comm, int color, int key, std::size_t window_bytes, Args... args) {
+std::unique_ptr<T> split_transport(MPI_Comm comm, int color, int key, WindowSize window, Args... args) {
   MPI_Comm part = split_comm(comm, color, key);
   if (part == MPI_COMM_NULL) return nullptr;
   struct FreeOnExit {
     MPI_Comm comm;
     ~FreeOnExit() { MPI_Comm_free(&comm); }
   } free_part{part};
-  return std::make_unique<T>(part, window_bytes, args...);
+  return std::make_unique<T>(part, window, args...);
 }
 
 }  // namespace earlybird

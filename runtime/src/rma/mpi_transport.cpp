@@ -16,9 +16,9 @@ constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
 }  // namespace
 
 
-MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes, bool allow_shared)
-    : bytes_(window_bytes), allow_shared_(allow_shared) {
-  comm_ = duplicate_for_transport(comm, window_bytes);
+MpiTransport::MpiTransport(MPI_Comm comm, WindowSize window, bool allow_shared)
+    : bytes_(window.bytes), allow_shared_(allow_shared) {
+  comm_ = duplicate_for_transport(comm, window.bytes);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   const NodeLayout layout = node_layout(comm_);
@@ -30,7 +30,7 @@ MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes, bool allow_s
   MPI_Info_set(info, "same_size", "true");
   MPI_Info_set(info, "same_disp_unit", "true");
   if (shared) MPI_Info_set(info, "alloc_shared_noncontig", "true");  // each rank's part on its own NUMA node
-  const auto size = static_cast<MPI_Aint>(window_bytes);
+  const auto size = static_cast<MPI_Aint>(window.bytes);
   const int rc = shared ? MPI_Win_allocate_shared(size, 1, info, comm_, &base_, &win_)
                         : MPI_Win_allocate(size, 1, info, comm_, &base_, &win_);
   MPI_Info_free(&info);
@@ -41,7 +41,7 @@ MpiTransport::MpiTransport(MPI_Comm comm, std::size_t window_bytes, bool allow_s
     find_peer_windows();
     peer_memory_.emplace(comm_);
   }
-  std::memset(base_, 0, window_bytes);
+  std::memset(base_, 0, std::min(window.zeroed, window.bytes));
   check_mpi(PMPI_Barrier(comm_), "MPI_Barrier (window set-up)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
   clock_ = agree_on_clock(comm_);
@@ -180,8 +180,15 @@ bool MpiTransport::poll_hook() {
   return false;
 }
 
-std::unique_ptr<Transport> MpiTransport::split(int color, int key, std::size_t window_bytes) {
-  return split_transport<MpiTransport>(comm_, color, key, window_bytes, allow_shared_);
+void MpiTransport::fault_in(std::size_t offset, std::size_t bytes) {
+  if (offset >= bytes_) return;
+  bytes = std::min(bytes, bytes_ - offset);
+  if (!direct()) return fault_in_pages(base_ + offset, bytes);
+  for (std::byte* window : peers_) fault_in_pages(window + offset, bytes);
+}
+
+std::unique_ptr<Transport> MpiTransport::split(int color, int key, WindowSize window) {
+  return split_transport<MpiTransport>(comm_, color, key, window, allow_shared_);
 }
 
 void MpiTransport::close() {

@@ -32,10 +32,11 @@ namespace earlybird {
 
 class MpiTransport final : public Transport {
  public:
-  // Duplicates `comm` and allocates a zeroed window of `window_bytes` on each
-  // rank, shared (direct) when `allow_shared` and every rank is on this
-  // node. Collective. All ranks must ask for the same size.
-  MpiTransport(MPI_Comm comm, std::size_t window_bytes, bool allow_shared = true);
+  // Duplicates `comm` and allocates a window of `window.bytes` on each rank,
+  // its first window.zeroed bytes zero, shared (direct) when `allow_shared`
+  // and every rank is on this node. Collective. All ranks must ask for the
+  // same size.
+  MpiTransport(MPI_Comm comm, WindowSize window, bool allow_shared = true);
   ~MpiTransport() override;
 
   int rank() const override { return rank_; }
@@ -58,7 +59,8 @@ class MpiTransport final : public Transport {
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   bool poll_hook() override;
-  std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
+  std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;
+  void fault_in(std::size_t offset, std::size_t bytes) override;
   void close() override;
 
  private:

@@ -53,8 +53,12 @@ OpenTransports& open_transports() {
 
 }  // namespace
 
-P2pTransport::P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono::milliseconds wait_limit)
-    : comm_(duplicate_for_transport(comm, window_bytes)), window_(window_bytes), wait_limit_(wait_limit) {
+P2pTransport::P2pTransport(MPI_Comm comm, WindowSize window, std::chrono::milliseconds wait_limit)
+    : comm_(duplicate_for_transport(comm, window.bytes)),
+      window_(new std::byte[window.bytes]),
+      window_bytes_(window.bytes),
+      wait_limit_(wait_limit) {
+  std::memset(window_.get(), 0, std::min(window.zeroed, window.bytes));
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   node_ranks_ = node_layout(comm_).uniform_ranks;
@@ -106,11 +110,11 @@ void P2pTransport::post(Posted& slot) {
 }
 
 std::byte* P2pTransport::at(std::size_t offset, std::size_t bytes, const char* what) {
-  if (offset > window_.size() || bytes > window_.size() - offset)
+  if (offset > window_bytes_ || bytes > window_bytes_ - offset)
     throw Error(std::string("earlybird p2p transport: ") + what + " of " + std::to_string(bytes) +
                 " bytes at offset " + std::to_string(offset) + " is outside the " +
-                std::to_string(window_.size()) + "-byte window");
-  return window_.data() + offset;
+                std::to_string(window_bytes_) + "-byte window");
+  return window_.get() + offset;
 }
 
 // ---- target side ------------------------------------------------------------
@@ -437,11 +441,11 @@ void P2pTransport::put_notify(int target, std::size_t offset, const void* src, s
 }
 
 std::uint64_t P2pTransport::load_flag(std::size_t offset) {
-  return word_at(window_.data() + offset).load(std::memory_order_acquire);
+  return word_at(window_.get() + offset).load(std::memory_order_acquire);
 }
 
 void P2pTransport::store_local(std::size_t offset, std::uint64_t value) {
-  word_at(window_.data() + offset).store(value, std::memory_order_release);
+  word_at(window_.get() + offset).store(value, std::memory_order_release);
 }
 
 std::uint64_t P2pTransport::load_remote(int target, std::size_t offset) {
@@ -471,8 +475,12 @@ void P2pTransport::store_remote_words(int target, std::size_t offset, const std:
   ask(target, Header{Kind::store_words, offset, count, 0}, words, bytes, nullptr, 0, "a remote store");
 }
 
-std::unique_ptr<Transport> P2pTransport::split(int color, int key, std::size_t window_bytes) {
-  return split_transport<P2pTransport>(comm_, color, key, window_bytes, wait_limit_);
+void P2pTransport::fault_in(std::size_t offset, std::size_t bytes) {
+  if (offset < window_bytes_) fault_in_pages(window_.get() + offset, std::min(bytes, window_bytes_ - offset));
+}
+
+std::unique_ptr<Transport> P2pTransport::split(int color, int key, WindowSize window) {
+  return split_transport<P2pTransport>(comm_, color, key, window, wait_limit_);
 }
 
 // Tells the peers whose close did not arrive that this rank stops answering,

@@ -82,10 +82,10 @@ class P2pTransport final : public Transport {
   // flight at a time: 16-17 ms both (docs/benchmarks.md, "Across hosts").
   static constexpr std::size_t kDataPieceBytes = 128 * 1024;
 
-  // Duplicates `comm` and allocates a zeroed window of `window_bytes` on each
-  // rank. Collective. All ranks must ask for the same size. Waits for a peer
-  // fail after `wait_limit`.
-  P2pTransport(MPI_Comm comm, std::size_t window_bytes, std::chrono::milliseconds wait_limit);
+  // Duplicates `comm` and allocates a window of `window.bytes` on each rank,
+  // its first window.zeroed bytes zero. Collective. All ranks must ask for
+  // the same size. Waits for a peer fail after `wait_limit`.
+  P2pTransport(MPI_Comm comm, WindowSize window, std::chrono::milliseconds wait_limit);
   ~P2pTransport() override;
   P2pTransport(const P2pTransport&) = delete;
   P2pTransport& operator=(const P2pTransport&) = delete;
@@ -93,8 +93,8 @@ class P2pTransport final : public Transport {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int node_ranks() const override { return node_ranks_; }
-  std::byte* window() override { return window_.data(); }
-  std::size_t window_bytes() const override { return window_.size(); }
+  std::byte* window() override { return window_.get(); }
+  std::size_t window_bytes() const override { return window_bytes_; }
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
   void notify(int target, std::size_t offset, std::uint64_t value) override;
@@ -113,7 +113,8 @@ class P2pTransport final : public Transport {
   bool needs_service() const override { return true; }
   bool waits_for_messages() const override { return true; }
   bool poll_hook() override;
-  std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) override;
+  std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;
+  void fault_in(std::size_t offset, std::size_t bytes) override;
   void close() override;
 
  private:
@@ -180,7 +181,8 @@ class P2pTransport final : public Transport {
   // serve_all only try-locks transports.
   std::recursive_mutex mutex_;
   MPI_Comm comm_ = MPI_COMM_NULL;
-  std::vector<std::byte> window_;
+  std::unique_ptr<std::byte[]> window_;  // not value-initialised: only the zeroed part is touched
+  std::size_t window_bytes_ = 0;
   int rank_ = 0;
   int size_ = 0;
   int node_ranks_ = 0;

@@ -12,6 +12,22 @@
 
 namespace earlybird {
 
+// A window's size, and how much of its start must read zero before its first
+// use (WindowLayout: the header, the arrival board, the inline lines and the
+// flags); the rest is scratch, always written before it is read, so a
+// transport leaves it untouched: zeroing 16 MiB per rank would fault in
+// every page and evict the caches the communicator's first call needs.
+struct WindowSize {
+  std::size_t bytes = 0;
+  std::size_t zeroed = 0;
+};
+
+// Maps [begin, begin + bytes) in, rounded out to whole pages, without
+// changing a byte (MADV_POPULATE_WRITE; where the kernel lacks it, a read of
+// each page, which maps shared memory writable and private memory not).
+// Safe while other processes write the same memory.
+void fault_in_pages(std::byte* begin, std::size_t bytes);
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -85,8 +101,14 @@ class Transport {
   // polls instead of yielding (Backoff::for_messages).
   virtual bool waits_for_messages() const { return false; }
   // A transport over the ranks passing the same color (MPI_Comm_split order),
-  // with a window of `window_bytes`. Collective over this transport's ranks.
-  virtual std::unique_ptr<Transport> split(int color, int key, std::size_t window_bytes) = 0;
+  // with a window of `window` (its first window.zeroed bytes zero). Collective
+  // over this transport's ranks.
+  virtual std::unique_ptr<Transport> split(int color, int key, WindowSize window) = 0;
+  // Makes the pages of [offset, offset + bytes) of this rank's window, and of
+  // every peer's window it stores into directly, present and writable, their
+  // contents unchanged (fault_in_pages), so that the communicator's first
+  // collectives take no page faults there. Not collective.
+  virtual void fault_in(std::size_t /*offset*/, std::size_t /*bytes*/) {}
   // Releases the window. Collective; called once, with no operation active.
   virtual void close() {}
 };

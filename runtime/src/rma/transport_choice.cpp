@@ -101,15 +101,15 @@ std::string rounded_us(double us) {
   return text;
 }
 
-ChosenTransport automatic(MPI_Comm comm, std::size_t window_bytes, const config::CommOptions& options) {
+ChosenTransport automatic(MPI_Comm comm, WindowSize window, const config::CommOptions& options) {
   if (const int nodes = node_layout(comm).nodes; nodes > 1)
-    return {std::make_unique<P2pTransport>(comm, window_bytes, options.timeout),
+    return {std::make_unique<P2pTransport>(comm, window, options.timeout),
             "p2p: the communicator spans " + std::to_string(nodes) +
                 " nodes (RMA across nodes only with EARLYBIRD_TRANSPORT=rma, docs/design.md)"};
   std::unique_ptr<Transport> rma;
   std::string rma_failure;
   try {
-    rma = std::make_unique<MpiTransport>(comm, window_bytes, options.shared_window);
+    rma = std::make_unique<MpiTransport>(comm, window, options.shared_window);
   } catch (const Error& e) {
     rma_failure = e.what();
   }
@@ -129,22 +129,22 @@ ChosenTransport automatic(MPI_Comm comm, std::size_t window_bytes, const config:
                           : "one-sided progress is slow here (" + figures + ")";
     rma->close();
   }
-  return {std::make_unique<P2pTransport>(comm, window_bytes, options.timeout), "p2p: " + why};
+  return {std::make_unique<P2pTransport>(comm, window, options.timeout), "p2p: " + why};
 }
 
 }  // namespace
 
-ChosenTransport make_mpi_transport(MPI_Comm comm, std::size_t window_bytes, const config::CommOptions& options) {
+ChosenTransport make_mpi_transport(MPI_Comm comm, WindowSize window, const config::CommOptions& options) {
   ChosenTransport chosen;
   switch (options.transport) {
     case config::TransportPreference::rma:
-      chosen = {std::make_unique<MpiTransport>(comm, window_bytes, options.shared_window), "rma: EARLYBIRD_TRANSPORT=rma"};
+      chosen = {std::make_unique<MpiTransport>(comm, window, options.shared_window), "rma: EARLYBIRD_TRANSPORT=rma"};
       break;
     case config::TransportPreference::p2p:
-      chosen = {std::make_unique<P2pTransport>(comm, window_bytes, options.timeout), "p2p: EARLYBIRD_TRANSPORT=p2p"};
+      chosen = {std::make_unique<P2pTransport>(comm, window, options.timeout), "p2p: EARLYBIRD_TRANSPORT=p2p"};
       break;
     case config::TransportPreference::automatic:
-      chosen = automatic(comm, window_bytes, options);
+      chosen = automatic(comm, window, options);
       break;
   }
   if (options.verbose && chosen.transport->rank() == 0)

@@ -40,6 +40,6 @@ struct ChosenTransport {
 };
 
 // Collective over `comm`.
-ChosenTransport make_mpi_transport(MPI_Comm comm, std::size_t window_bytes, const config::CommOptions& options);
+ChosenTransport make_mpi_transport(MPI_Comm comm, WindowSize window, const config::CommOptions& options);
 
 }  // namespace earlybird

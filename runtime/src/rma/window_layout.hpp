@@ -2,9 +2,12 @@
 // inline lanes (exec/inline_collective.hpp: only that executor writes them,
 // so a stale line holds an older flag value, never data; sequence number n
 // uses inline lane n % 8), then two lanes used by alternate collectives run
-// as Operations (n uses lane n % 2), each with a flag area and scratch.
+// as Operations (n uses lane n % 2), each with a flag area and scratch. The
+// flag areas come before the scratch, so everything that must start zero is
+// one prefix (window_size().zeroed): the scratch, 8 MiB a lane by default,
+// is never zeroed, nor its pages touched, before a collective writes it.
 //
-//   [ header ][ arrival board ][ inline 0 | ... | inline 7 ][ lane 0: flags[0..F) | scratch S ][ lane 1: ... ]
+//   [ header ][ arrival board ][ inline 0 | ... | inline 7 ][ flags 0 | flags 1 ][ scratch 0 | scratch 1 ]
 //
 // Header words: done (the sequence number of the last collective this rank
 // finished), entered (of the last one it started: straggler reports),
@@ -25,6 +28,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "transport.hpp"
+
 namespace earlybird {
 
 struct WindowLayout {
@@ -41,24 +46,23 @@ struct WindowLayout {
   std::size_t flags_per_lane = 0;
   std::size_t scratch_bytes = 0;  // per lane, a multiple of 64
 
-  std::size_t lane_bytes() const { return flags_per_lane * sizeof(std::uint64_t) + scratch_bytes; }
   // Arrival board: estimates[2][P], then per parity tickets[P], arrivals[P],
   // decision[P + 1] (8 P + 2 words), rounded up to 64 bytes.
   std::size_t board_bytes() const {
     const std::size_t words = 8 * static_cast<std::size_t>(ranks) + 2;
     return (words * sizeof(std::uint64_t) + 63) / 64 * 64;
   }
-  std::size_t total_bytes() const { return lane_offset(kLanes); }
   std::size_t inline_offset(int inline_lane) const {
     return kHeaderBytes + board_bytes() + static_cast<std::size_t>(inline_lane) * kInlineBytes;
   }
-  std::size_t lane_offset(int lane) const {
-    return inline_offset(kInlineLanes) + static_cast<std::size_t>(lane) * lane_bytes();
-  }
   std::size_t flag_offset(int lane, std::uint32_t flag) const {
-    return lane_offset(lane) + flag * sizeof(std::uint64_t);
+    return inline_offset(kInlineLanes) + (static_cast<std::size_t>(lane) * flags_per_lane + flag) * sizeof(std::uint64_t);
   }
-  std::size_t scratch_offset(int lane) const { return lane_offset(lane) + flags_per_lane * sizeof(std::uint64_t); }
+  // Where the scratch begins: every byte before it starts zero.
+  std::size_t zeroed_bytes() const { return (flag_offset(kLanes, 0) + 63) / 64 * 64; }
+  std::size_t total_bytes() const { return scratch_offset(kLanes); }
+  WindowSize window_size() const { return {total_bytes(), zeroed_bytes()}; }
+  std::size_t scratch_offset(int lane) const { return zeroed_bytes() + static_cast<std::size_t>(lane) * scratch_bytes; }
 };
 
 // Flag words hold (sequence << kSignatureBits) | signature. The signature is a
