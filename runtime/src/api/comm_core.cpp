@@ -66,11 +66,13 @@ std::shared_ptr<CommCore> CommCore::create(ProgressEngine& engine, std::unique_p
   return core;
 }
 
-// Small calls, the ones whose time a page fault would double, use the start
-// of a lane's scratch; the rest of it is mapped as collectives first use it.
+// Small calls, the ones whose time a page fault would double, use the
+// window's flags and lines and the start of a lane's scratch; the rest of it
+// is mapped as collectives first use it.
 constexpr std::size_t kFaultedInScratchBytes = 64 * 1024;
 
 void CommCore::fault_in_small_calls() {
+  transport_->fault_in(0, layout_.zeroed_bytes());
   for (int lane = 0; lane < WindowLayout::kLanes; ++lane)
     transport_->fault_in(layout_.scratch_offset(lane), std::min(layout_.scratch_bytes, kFaultedInScratchBytes));
 }
