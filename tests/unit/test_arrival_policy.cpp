@@ -35,7 +35,7 @@ struct Sessions {
     layout.ranks = ranks;
     layout.flags_per_lane = 8;
     layout.scratch_bytes = 64;
-    fabric = std::make_shared<InProcFabric>(ranks, layout.total_bytes());
+    fabric = std::make_shared<InProcFabric>(ranks, layout.window_size());
     for (int r = 0; r < ranks; ++r) {
       transports.push_back(std::make_unique<InProcTransport>(fabric, r));
       sessions.push_back(std::make_unique<ArrivalSession>(*transports.back(), layout, false));

@@ -19,7 +19,7 @@ namespace {
 
 // `ranks` transports over one fabric, and one LaneGuard per rank.
 struct World {
-  explicit World(int ranks) : fabric(std::make_shared<InProcFabric>(ranks, WindowLayout::kHeaderBytes)) {
+  explicit World(int ranks) : fabric(std::make_shared<InProcFabric>(ranks, WindowSize{WindowLayout::kHeaderBytes, WindowLayout::kHeaderBytes})) {
     for (int r = 0; r < ranks; ++r) transports.push_back(std::make_unique<InProcTransport>(fabric, r));
     for (int r = 0; r < ranks; ++r) guards.push_back(std::make_unique<LaneGuard>(*transports[r], ranks));
   }

@@ -2,6 +2,7 @@
 
 #include <earlybird/error.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -11,15 +12,17 @@
 
 namespace earlybird {
 
-InProcFabric::InProcFabric(int ranks, std::size_t window_bytes, int node_ranks)
-    : bytes_(window_bytes),
+InProcFabric::InProcFabric(int ranks, WindowSize window, int node_ranks)
+    : bytes_(window.bytes),
       node_ranks_(node_ranks),
       origin_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now().time_since_epoch()).count()) {
   for (int r = 0; r < ranks; ++r) {
-    auto* memory = static_cast<std::byte*>(std::aligned_alloc(64, (window_bytes + 63) / 64 * 64 + 64));
+    auto* memory = static_cast<std::byte*>(std::aligned_alloc(64, (bytes_ + 63) / 64 * 64 + 64));
     if (!memory) throw std::bad_alloc();
-    std::memset(memory, 0, window_bytes);
+    const std::size_t zeroed = std::min(window.zeroed, bytes_);
+    std::memset(memory, 0, zeroed);
+    std::memset(memory + zeroed, 0xff, bytes_ - zeroed);
     windows_.emplace_back(memory);
   }
 }
