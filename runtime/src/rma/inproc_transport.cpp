@@ -20,9 +20,7 @@ InProcFabric::InProcFabric(int ranks, WindowSize window, int node_ranks)
   for (int r = 0; r < ranks; ++r) {
     auto* memory = static_cast<std::byte*>(std::aligned_alloc(64, (bytes_ + 63) / 64 * 64 + 64));
     if (!memory) throw std::bad_alloc();
-    const std::size_t zeroed = std::min(window.zeroed, bytes_);
-    std::memset(memory, 0, zeroed);
-    std::memset(memory + zeroed, 0xff, bytes_ - zeroed);
+    clear_window(memory, window, /*poison_scratch=*/true);
     windows_.emplace_back(memory);
   }
 }

@@ -15,10 +15,8 @@ namespace earlybird {
 class InProcFabric {
  public:
   // node_ranks: the simulated ranks lie on nodes of this many consecutive
-  // ranks (Transport::node_ranks); 0: one node. Past window.zeroed every
-  // byte is 0xff (NaN as a float or double, -1 as an integer), so that a
-  // read of scratch nothing wrote spoils a simulated result instead of
-  // reading zeros, which the real transports do not promise.
+  // ranks (Transport::node_ranks); 0: one node. The scratch starts
+  // poisoned (clear_window).
   InProcFabric(int ranks, WindowSize window, int node_ranks = 0);
   std::byte* window(int rank) { return windows_[static_cast<std::size_t>(rank)].get(); }
   std::size_t window_bytes() const { return bytes_; }

@@ -41,7 +41,7 @@ MpiTransport::MpiTransport(MPI_Comm comm, WindowSize window, bool allow_shared)
     find_peer_windows();
     peer_memory_.emplace(comm_);
   }
-  std::memset(base_, 0, std::min(window.zeroed, window.bytes));
+  clear_window(base_, window);
   check_mpi(PMPI_Barrier(comm_), "MPI_Barrier (window set-up)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
   clock_ = agree_on_clock(comm_);

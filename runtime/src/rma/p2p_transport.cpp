@@ -58,7 +58,7 @@ P2pTransport::P2pTransport(MPI_Comm comm, WindowSize window, std::chrono::millis
       window_(new std::byte[window.bytes]),
       window_bytes_(window.bytes),
       wait_limit_(wait_limit) {
-  std::memset(window_.get(), 0, std::min(window.zeroed, window.bytes));
+  clear_window(window_.get(), window);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   node_ranks_ = node_layout(comm_).uniform_ranks;

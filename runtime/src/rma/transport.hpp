@@ -28,6 +28,19 @@ struct WindowSize {
 // Safe while other processes write the same memory.
 void fault_in_pages(std::byte* begin, std::size_t bytes);
 
+// Zeroes a new window's first window.zeroed bytes, and with poison_scratch
+// fills the rest with 0xff bytes (NaN as a float or double, -1 as an
+// integer), so that a read of scratch nothing wrote spoils a checked result
+// instead of reading whatever the memory held: the sim tier always, the
+// real transports in sanitizer builds (EARLYBIRD_POISON_SCRATCH), where the
+// cost of touching every page does not matter.
+#ifdef EARLYBIRD_POISON_SCRATCH
+inline constexpr bool kPoisonScratch = true;
+#else
+inline constexpr bool kPoisonScratch = false;
+#endif
+void clear_window(std::byte* base, WindowSize window, bool poison_scratch = kPoisonScratch);
+
 class Transport {
  public:
   virtual ~Transport() = default;
