@@ -215,8 +215,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   void drive_while(const std::function<bool()>& more, std::chrono::microseconds budget);
   static Future outcome_of(const CollectiveTask& task);
   static Future completed_future();
-  // Asks the progress thread to poll this communicator.
+  // Maps in the window pages small calls use (Transport::fault_in).
   void fault_in_small_calls();
+  // Asks the progress thread to poll this communicator.
   void wake_engine();
   void start_next();
   void start_active();
