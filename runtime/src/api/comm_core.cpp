@@ -40,6 +40,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       direct_windows_(InlineCollective::direct_windows(*transport_)),
       arrival_(*transport_, layout_, options.verbose),
       plans_(PlanCache::for_shape(size_, transport_->node_ranks(), layout_)),
+      shared_shapes_(shared_shapes_for_this()),
       lanes_(*transport_, size_) {}
 
 CommCore::~CommCore() = default;

@@ -170,6 +170,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
  private:
   std::shared_ptr<const Prepared> prepared(const CollectiveCall& call);
   std::shared_ptr<const Prepared> prepare(const CollectiveCall& call);
+  struct SharedShapes;
+  std::shared_ptr<SharedShapes> shared_shapes_for_this() const;
   void plan_batches(Prepared& p);
   std::shared_ptr<Binding> binding_for(const Prepared& p, const PlanCache::Key& key, std::uint64_t call,
                                        std::int64_t arrival_us);
@@ -246,6 +248,10 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   std::shared_ptr<PlanCache> plans_;  // shared with plans built in the background
   std::mutex prepared_mutex_;
   std::deque<std::shared_ptr<const Prepared>> prepared_;  // most recently used first
+  // The shapes prepared by every live communicator that would prepare them
+  // alike (same P, rank, level, window and options): a split or dup finds
+  // its parent's (comm_core_shapes.cpp).
+  std::shared_ptr<SharedShapes> shared_shapes_;
   Driver driver_;
   std::atomic<bool> busy_{false};  // an operation is active or queued (written by the drive holder)
 

@@ -10,6 +10,11 @@
 #include <earlybird/collectives/catalogue.hpp>
 
 #include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace earlybird::detail {
@@ -62,6 +67,62 @@ std::shared_ptr<Binding> CommCore::binding_for(const Prepared& p, const PlanCach
 // re-validates and re-plans the call's shape).
 constexpr std::size_t kPreparedShapes = 64;
 
+// What a shape's preparation depends on beyond the call itself.
+struct ShapeContext {
+  int ranks, rank, node_ranks, shared_cores;
+  bool direct, reads_peers;
+  std::size_t flags_per_lane, scratch_bytes;
+  std::int64_t timeout_ms, straggler_after_ms, caller_run_us;
+  bool verbose;
+  auto operator<=>(const ShapeContext&) const = default;
+};
+
+// Found on a communicator's miss, before it prepares the shape itself.
+struct CommCore::SharedShapes {
+  std::mutex mutex;
+  std::deque<std::shared_ptr<const Prepared>> shapes;  // most recently added first
+
+  std::shared_ptr<const Prepared> find(const CollectiveCall& call) {
+    std::lock_guard lock(mutex);
+    for (const auto& p : shapes)
+      if (same_shape(p->shape, call)) return p;
+    return nullptr;
+  }
+  void add(std::shared_ptr<const Prepared> p) {
+    std::lock_guard lock(mutex);
+    shapes.push_front(std::move(p));
+    if (shapes.size() > kPreparedShapes) shapes.pop_back();
+  }
+  // The registry every live communicator of `context` shares (a new one
+  // when none lives), as PlanCache::for_shape.
+  static std::shared_ptr<SharedShapes> for_context(const ShapeContext& context) {
+    static std::mutex registry_mutex;
+    static std::map<ShapeContext, std::weak_ptr<SharedShapes>> registry;
+    std::lock_guard lock(registry_mutex);
+    std::erase_if(registry, [](const auto& entry) { return entry.second.expired(); });
+    std::weak_ptr<SharedShapes>& slot = registry[context];
+    auto shared = slot.lock();
+    if (!shared) slot = shared = std::make_shared<SharedShapes>();
+    return shared;
+  }
+};
+
+std::shared_ptr<CommCore::SharedShapes> CommCore::shared_shapes_for_this() const {
+  const ShapeContext context{size_,
+                             rank_,
+                             transport_->node_ranks(),
+                             shared_cores(),
+                             direct(),
+                             reads_peers(),
+                             layout_.flags_per_lane,
+                             layout_.scratch_bytes,
+                             options_.timeout.count(),
+                             options_.straggler_after.count(),
+                             options_.caller_run.count(),
+                             options_.verbose};
+  return SharedShapes::for_context(context);
+}
+
 std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCall& call) {
   {
     std::lock_guard lock(prepared_mutex_);
@@ -75,7 +136,11 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCal
       return found;
     }
   }
-  auto made = prepare(call);  // outside the lock: planning may take long
+  auto made = shared_shapes_->find(call);
+  if (!made) {
+    made = prepare(call);  // outside the locks: planning may take long
+    shared_shapes_->add(made);
+  }
   std::lock_guard lock(prepared_mutex_);
   prepared_.push_front(made);
   if (prepared_.size() > kPreparedShapes) prepared_.pop_back();
