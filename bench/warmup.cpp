@@ -6,7 +6,8 @@
 // (warm). A call's time is its slowest rank's; "first" is the median (and the
 // maximum) over the N communicators, "warm" the median of all warm calls,
 // ratio = first / warm. Creating a communicator (its window, a transport
-// self-test, warm_up) is not timed. Every result is compared with the exact
+// self-test, warm_up) is timed apart ("made"), with the resident memory it
+// added ("+RSS"). Every result is compared with the exact
 // sum (pap_inputs.hpp). A later contender finds what an earlier one prepared
 // in the process (auto's choices, the catalogue); the process's own first
 // call is timed by one contender alone, --communicators 1, in a fresh job.
@@ -15,6 +16,8 @@
 // connection for every later communicator: only the first communicator
 // between two processes across nodes pays for it, and the world's creation
 // (earlybird's own set-up) may already have paid. The maximum shows that one.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -113,14 +116,28 @@ Timings timings_of(const Calls& calls, bool one_clock) {
   return t;
 }
 
-// What one side did at one size.
+// What one side did at one size. made: per communicator, the slowest rank's
+// seconds to make it (and wait for warm_up); resident: the most bytes of
+// resident memory making it added on a rank (while it lives).
 struct Measured {
   Timings first, warm;
+  std::vector<double> made, resident;
   long long wrong = 0;
 };
 
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// This process's resident memory in bytes (/proc/self/statm; 0 where there
+// is none).
+double resident_bytes() {
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  if (!statm) return 0;
+  long pages = 0, resident = 0;
+  const int read = std::fscanf(statm, "%ld %ld", &pages, &resident);
+  std::fclose(statm);
+  return read == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) : 0;
 }
 
 // One call after a barrier on every rank, into `calls`; `wrong` gets 1.0 when
@@ -136,13 +153,18 @@ void timed(const Contender& contender, Buffers& buffers, Calls& calls, std::vect
 
 Measured measure(const Side& side, Buffers& buffers, int communicators, int iterations, bool one_clock) {
   Calls first, warm;
-  std::vector<double> wrong;
+  std::vector<double> wrong, made, resident;
   for (int c = 0; c < communicators; ++c) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double resident_before = resident_bytes(), began = steady_seconds();
     const std::unique_ptr<Fresh> fresh = side.make();
+    made.push_back(steady_seconds() - began);
+    resident.push_back(resident_bytes() - resident_before);
     timed(fresh->contender, buffers, first, wrong);
     for (int k = 0; k < iterations; ++k) timed(fresh->contender, buffers, warm, wrong);
   }
-  return {timings_of(first, one_clock), timings_of(warm, one_clock), wrong_iterations(wrong)};
+  return {timings_of(first, one_clock), timings_of(warm, one_clock), max_over_ranks(made, MPI_COMM_WORLD),
+          max_over_ranks(resident, MPI_COMM_WORLD), wrong_iterations(wrong)};
 }
 
 // "median max" of `first`, "median" of `warm` and their ratio, in us; "-" for
@@ -168,10 +190,12 @@ void print_table_header(const WarmupOptions& o) {
       "# first: the first allreduce on a fresh communicator, median and max over %d communicators; warm: median of "
       "the %d calls after it on each; ratio = first / warm; times in us; each call after a barrier. Left: the "
       "slowest rank's call; right (*): from the last rank's arrival to the last return, where every rank runs on "
-      "one machine (one clock), else -\n"
-      "%10s  %-18s %10s %10s %10s %7s %10s %10s %10s %7s %6s\n",
+      "one machine (one clock), else -; made: the slowest rank's time to make a communicator (and wait for its "
+      "warm_up), ms; +RSS: the resident memory that added on a rank (the most), KiB; both medians over the "
+      "communicators\n"
+      "%10s  %-18s %10s %10s %10s %7s %10s %10s %10s %7s %8s %8s %6s\n",
       o.algorithm.c_str(), o.communicators, o.iterations, "bytes", "contender", "first", "first_max", "warm", "ratio",
-      "first*", "first_max*", "warm*", "ratio*", "wrong");
+      "first*", "first_max*", "warm*", "ratio*", "made", "+RSS", "wrong");
 }
 
 }  // namespace
@@ -181,7 +205,8 @@ int run_warmup(Communicator& comm, const WarmupOptions& o) {
                    MPI_COMM_WORLD);
   Csv csv(o.csv,
           "job,contender,algorithm,ranks,bytes,communicators,iters,first_median_s,first_max_s,warm_median_s,ratio,"
-          "after_last_first_median_s,after_last_first_max_s,after_last_warm_median_s,after_last_ratio,wrong",
+          "after_last_first_median_s,after_last_first_max_s,after_last_warm_median_s,after_last_ratio,made_median_s,"
+          "resident_median_bytes,wrong",
           comm.rank());
   const bool one_clock = ranks_on_this_machine(MPI_COMM_WORLD, 0) == comm.size();
   if (comm.rank() == 0) print_table_header(o);
@@ -195,14 +220,15 @@ int run_warmup(Communicator& comm, const WarmupOptions& o) {
       const Measured m = measure(side, buffers, o.communicators, o.iterations, one_clock);
       const Row slowest = row_of(m.first.slowest, m.warm.slowest);
       const Row after_last = row_of(m.first.after_last, m.warm.after_last);
+      const double made_s = stats_of(m.made).median, resident = stats_of(m.resident).median;
       totals.wrong += m.wrong;
       if (comm.rank() == 0)
-        std::printf("%10zu  %-18s %s %s %6lld\n", count * sizeof(float), side.label.c_str(), slowest.text.c_str(),
-                    after_last.text.c_str(), m.wrong);
-      char line[512];
-      std::snprintf(line, sizeof line, "warmup,%s,%s,%d,%zu,%d,%d,%s,%s,%lld", side.label.c_str(), o.algorithm.c_str(),
-                    comm.size(), count * sizeof(float), o.communicators, o.iterations, slowest.csv.c_str(),
-                    after_last.csv.c_str(), m.wrong);
+        std::printf("%10zu  %-18s %s %s %8.2f %8.0f %6lld\n", count * sizeof(float), side.label.c_str(),
+                    slowest.text.c_str(), after_last.text.c_str(), made_s * 1e3, resident / 1024, m.wrong);
+      char line[640];
+      std::snprintf(line, sizeof line, "warmup,%s,%s,%d,%zu,%d,%d,%s,%s,%.9f,%.0f,%lld", side.label.c_str(),
+                    o.algorithm.c_str(), comm.size(), count * sizeof(float), o.communicators, o.iterations,
+                    slowest.csv.c_str(), after_last.csv.c_str(), made_s, resident, m.wrong);
       csv.row(line);
       std::fflush(stdout);
     }
