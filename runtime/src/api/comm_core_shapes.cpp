@@ -3,6 +3,7 @@
 // batches, whether they may run on the caller, and the task of each batch.
 #include "comm_core.hpp"
 
+#include "../base/shared_while_alive.hpp"
 #include "../config/algorithm_choice.hpp"
 #include "../pap/arrival_policy.hpp"
 #include "../topo/topology.hpp"
@@ -13,7 +14,6 @@
 #include <compare>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <mutex>
 #include <string>
 
@@ -93,18 +93,6 @@ struct CommCore::SharedShapes {
     shapes.push_front(std::move(p));
     if (shapes.size() > kPreparedShapes) shapes.pop_back();
   }
-  // The registry every live communicator of `context` shares (a new one
-  // when none lives), as PlanCache::for_shape.
-  static std::shared_ptr<SharedShapes> for_context(const ShapeContext& context) {
-    static std::mutex registry_mutex;
-    static std::map<ShapeContext, std::weak_ptr<SharedShapes>> registry;
-    std::lock_guard lock(registry_mutex);
-    std::erase_if(registry, [](const auto& entry) { return entry.second.expired(); });
-    std::weak_ptr<SharedShapes>& slot = registry[context];
-    auto shared = slot.lock();
-    if (!shared) slot = shared = std::make_shared<SharedShapes>();
-    return shared;
-  }
 };
 
 std::shared_ptr<CommCore::SharedShapes> CommCore::shared_shapes_for_this() const {
@@ -120,7 +108,7 @@ std::shared_ptr<CommCore::SharedShapes> CommCore::shared_shapes_for_this() const
                              options_.straggler_after.count(),
                              options_.caller_run.count(),
                              options_.verbose};
-  return SharedShapes::for_context(context);
+  return shared_while_alive<SharedShapes>(context, [] { return std::make_shared<SharedShapes>(); });
 }
 
 std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCall& call) {

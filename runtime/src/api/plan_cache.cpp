@@ -1,5 +1,6 @@
 #include "plan_cache.hpp"
 
+#include "../base/shared_while_alive.hpp"
 #include "../pap/arrival_policy.hpp"
 
 #include <earlybird/error.hpp>
@@ -16,15 +17,8 @@ constexpr std::size_t kPlanCacheLimit = 256;
 
 std::shared_ptr<PlanCache> PlanCache::for_shape(int ranks, int node_ranks, const WindowLayout& layout) {
   using Shape = std::tuple<int, int, std::size_t, std::size_t>;
-  static std::mutex mutex;
-  static std::map<Shape, std::weak_ptr<PlanCache>> live;
   const Shape shape{ranks, node_ranks, layout.flags_per_lane, layout.scratch_bytes};
-  std::lock_guard lock(mutex);
-  std::erase_if(live, [](const auto& entry) { return entry.second.expired(); });
-  if (auto cache = live[shape].lock()) return cache;
-  auto cache = std::make_shared<PlanCache>(ranks, node_ranks, layout);
-  live[shape] = cache;
-  return cache;
+  return shared_while_alive<PlanCache>(shape, [&] { return std::make_shared<PlanCache>(ranks, node_ranks, layout); });
 }
 
 std::shared_ptr<const coll::RankPlan> PlanCache::plan(const Key& key) {
