@@ -28,7 +28,9 @@
 #   core.
 # - pml ucx + osc ucx with the opal_common_ucx settings: Open MPI 4.1 refuses
 #   UCX on non-InfiniBand devices without them; osc/rdma fails over TCP and
-#   osc/pt2pt refuses MPI_THREAD_MULTIPLE.
+#   osc/pt2pt refuses MPI_THREAD_MULTIPLE. osc/sm beside it: the shared
+#   segment of a host's ranks (MPI_Win_allocate_shared, which osc/ucx cannot
+#   make; the hybrid transport's node part).
 set -euo pipefail
 
 readonly PREFIX=eb-h
@@ -166,7 +168,7 @@ cmd_mpirun() {
   local network=()
   case "${EB_CLUSTER_NET:-ucx}" in
     ucx)
-      network=(--mca pml ucx --mca osc ucx --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any
+      network=(--mca pml ucx --mca osc ucx,sm --mca opal_common_ucx_tls any --mca opal_common_ucx_devices any
         -x UCX_TLS=tcp,sm,self -x UCX_TCP_NODELAY=y) ;;
     tcp) network=(--mca pml ob1) ;;  # Debian's default: ob1 over btl/tcp, no UCX
     *) die "EB_CLUSTER_NET=${EB_CLUSTER_NET} is not ucx or tcp" ;;

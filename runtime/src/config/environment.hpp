@@ -28,8 +28,10 @@ struct CommOptions {
   // collective goes through the progress thread).
   std::chrono::microseconds caller_run{20};
   TransportPreference transport = TransportPreference::automatic;  // EARLYBIRD_TRANSPORT
-  // RMA on one node through a shared window, by loads and stores
-  // (EARLYBIRD_SHARED_WINDOW=0: MPI calls, for comparison).
+  // RMA on one node through a shared window, by loads and stores, and the
+  // hybrid transport's node segment across nodes (EARLYBIRD_SHARED_WINDOW=0:
+  // MPI calls on one node, messages between all ranks across nodes, for
+  // comparison).
   bool shared_window = true;
 };
 CommOptions comm_options_from_environment();

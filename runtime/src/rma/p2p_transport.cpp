@@ -54,11 +54,15 @@ OpenTransports& open_transports() {
 }  // namespace
 
 P2pTransport::P2pTransport(MPI_Comm comm, WindowSize window, std::chrono::milliseconds wait_limit)
+    : P2pTransport(comm, window, wait_limit, nullptr) {}
+
+P2pTransport::P2pTransport(MPI_Comm comm, WindowSize window, std::chrono::milliseconds wait_limit, std::byte* memory)
     : comm_(duplicate_for_transport(comm, window.bytes)),
-      window_(new std::byte[window.bytes]),
+      owned_window_(memory ? nullptr : new std::byte[window.bytes]),
+      window_(memory ? memory : owned_window_.get()),
       window_bytes_(window.bytes),
       wait_limit_(wait_limit) {
-  clear_window(window_.get(), window);
+  if (owned_window_) clear_window(window_, window);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   node_ranks_ = node_layout(comm_).uniform_ranks;
@@ -114,7 +118,7 @@ std::byte* P2pTransport::at(std::size_t offset, std::size_t bytes, const char* w
     throw Error(std::string("earlybird p2p transport: ") + what + " of " + std::to_string(bytes) +
                 " bytes at offset " + std::to_string(offset) + " is outside the " +
                 std::to_string(window_bytes_) + "-byte window");
-  return window_.get() + offset;
+  return window_ + offset;
 }
 
 // ---- target side ------------------------------------------------------------
@@ -441,11 +445,11 @@ void P2pTransport::put_notify(int target, std::size_t offset, const void* src, s
 }
 
 std::uint64_t P2pTransport::load_flag(std::size_t offset) {
-  return word_at(window_.get() + offset).load(std::memory_order_acquire);
+  return word_at(window_ + offset).load(std::memory_order_acquire);
 }
 
 void P2pTransport::store_local(std::size_t offset, std::uint64_t value) {
-  word_at(window_.get() + offset).store(value, std::memory_order_release);
+  word_at(window_ + offset).store(value, std::memory_order_release);
 }
 
 std::uint64_t P2pTransport::load_remote(int target, std::size_t offset) {
@@ -476,7 +480,7 @@ void P2pTransport::store_remote_words(int target, std::size_t offset, const std:
 }
 
 void P2pTransport::fault_in(std::size_t offset, std::size_t bytes) {
-  if (offset < window_bytes_) fault_in_pages(window_.get() + offset, std::min(bytes, window_bytes_ - offset));
+  if (offset < window_bytes_) fault_in_pages(window_ + offset, std::min(bytes, window_bytes_ - offset));
 }
 
 std::unique_ptr<Transport> P2pTransport::split(int color, int key, WindowSize window) {

@@ -86,6 +86,10 @@ class P2pTransport final : public Transport {
   // its first window.zeroed bytes zero. Collective. All ranks must ask for
   // the same size. Waits for a peer fail after `wait_limit`.
   P2pTransport(MPI_Comm comm, WindowSize window, std::chrono::milliseconds wait_limit);
+  // The same over a window this rank already has (`memory`, window.bytes
+  // long, its first window.zeroed bytes zero, outliving the transport): the
+  // hybrid transport's node segment, which node peers also load and store.
+  P2pTransport(MPI_Comm comm, WindowSize window, std::chrono::milliseconds wait_limit, std::byte* memory);
   ~P2pTransport() override;
   P2pTransport(const P2pTransport&) = delete;
   P2pTransport& operator=(const P2pTransport&) = delete;
@@ -93,7 +97,9 @@ class P2pTransport final : public Transport {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int node_ranks() const override { return node_ranks_; }
-  std::byte* window() override { return window_.get(); }
+  // The transport's own duplicate of the communicator it was made over.
+  MPI_Comm communicator() const { return comm_; }
+  std::byte* window() override { return window_; }
   std::size_t window_bytes() const override { return window_bytes_; }
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;
@@ -181,7 +187,8 @@ class P2pTransport final : public Transport {
   // serve_all only try-locks transports.
   std::recursive_mutex mutex_;
   MPI_Comm comm_ = MPI_COMM_NULL;
-  std::unique_ptr<std::byte[]> window_;  // not value-initialised: only the zeroed part is touched
+  std::unique_ptr<std::byte[]> owned_window_;  // not value-initialised: only the zeroed part is touched
+  std::byte* window_ = nullptr;                // owned_window_, or memory the constructor was given
   std::size_t window_bytes_ = 0;
   int rank_ = 0;
   int size_ = 0;

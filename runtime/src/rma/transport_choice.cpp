@@ -1,5 +1,6 @@
 #include "transport_choice.hpp"
 
+#include "hybrid_transport.hpp"
 #include "mpi_transport.hpp"
 #include "p2p_transport.hpp"
 #include "window_layout.hpp"
@@ -101,11 +102,29 @@ std::string rounded_us(double us) {
   return text;
 }
 
-ChosenTransport automatic(MPI_Comm comm, WindowSize window, const config::CommOptions& options) {
-  if (const int nodes = node_layout(comm).nodes; nodes > 1)
+// A communicator spanning nodes: the hybrid transport when some node holds
+// two ranks or more (their messages become loads and stores), else, or when
+// a node's shared segment cannot be made, the point-to-point transport.
+ChosenTransport spanning(MPI_Comm comm, int nodes, WindowSize window, const config::CommOptions& options) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  const std::string span = "the communicator spans " + std::to_string(nodes) + " nodes";
+  const std::string rma_note = " (RMA across nodes only with EARLYBIRD_TRANSPORT=rma, docs/design.md)";
+  if (nodes == size || !options.shared_window)
     return {std::make_unique<P2pTransport>(comm, window, options.timeout),
-            "p2p: the communicator spans " + std::to_string(nodes) +
-                " nodes (RMA across nodes only with EARLYBIRD_TRANSPORT=rma, docs/design.md)"};
+            "p2p: " + span + (nodes == size ? ", one rank each" : ", EARLYBIRD_SHARED_WINDOW=0") + rma_note};
+  std::string failure;
+  try {
+    return {std::make_unique<HybridTransport>(comm, window, options),
+            "hybrid: " + span + "; shared memory inside a node, messages between nodes"};
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  return {std::make_unique<P2pTransport>(comm, window, options.timeout), "p2p: " + span + "; " + failure};
+}
+
+ChosenTransport automatic(MPI_Comm comm, WindowSize window, const config::CommOptions& options) {
+  if (const int nodes = node_layout(comm).nodes; nodes > 1) return spanning(comm, nodes, window, options);
   std::unique_ptr<Transport> rma;
   std::string rma_failure;
   try {

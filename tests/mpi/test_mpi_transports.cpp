@@ -1,5 +1,10 @@
-// MPI tier: the point-to-point transport on its own (runtime/src/rma/
-// p2p_transport.hpp), driven the way the progress thread drives it.
+// MPI tier: the transports that carry messages (runtime/src/rma/
+// p2p_transport.hpp, hybrid_transport.hpp) on their own, driven the way the
+// progress thread drives them. The first three checks run on both; the
+// hybrid transport's "nodes" are pairs of ranks when the job runs on one
+// node (so a rank reaches its pair through memory and the others through
+// messages, and rank 0's counter takes both kinds of fetch-add), the real
+// nodes otherwise.
 //   - puts (inline and with data in several pieces, the last one short) then
 //     a notify arrive in order: the flag is never seen before the data it
 //     follows; the same through put_notify (one request inline, put then
@@ -16,6 +21,7 @@
 //   - a wait for a rank that stops serving fails within the limit, naming it;
 //     the answer it sends when it serves again is never taken for a later
 //     request's (a request to it afterwards reads what it asked for).
+#include "../../runtime/src/rma/hybrid_transport.hpp"
 #include "../../runtime/src/rma/p2p_transport.hpp"
 #include "mpi_check.hpp"
 
@@ -44,7 +50,7 @@ constexpr std::size_t kSlot = 1024 * 1024;  // large enough for a rendezvous ove
 
 // Serves until `done` holds or `limit` passes; false on timeout.
 template <class Done>
-bool serve_until(P2pTransport& t, Done done, std::chrono::seconds limit = std::chrono::seconds(30)) {
+bool serve_until(Transport& t, Done done, std::chrono::seconds limit = std::chrono::seconds(30)) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (!done()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
@@ -54,7 +60,7 @@ bool serve_until(P2pTransport& t, Done done, std::chrono::seconds limit = std::c
 }
 
 // Serves `t` (and `also`, when given) until the nonblocking MPI call `request` completes.
-bool serve_until_complete(P2pTransport& t, MPI_Request& request, P2pTransport* also = nullptr) {
+bool serve_until_complete(Transport& t, MPI_Request& request, Transport* also = nullptr) {
   int done = 0;
   return serve_until(t, [&] {
     if (also) also->poll_hook();
@@ -72,7 +78,7 @@ std::vector<std::uint32_t> pattern(int rank, std::size_t words, std::uint32_t ro
 // Every rank puts to the next one: a small put, a flag, a large put, a flag,
 // for several rounds, then the same through put_notify. The receiver checks
 // the data each flag vouches for.
-void check_put_order(P2pTransport& t, MpiCheck& check) {
+void check_put_order(Transport& t, const std::string& name, MpiCheck& check) {
   const int next = (t.rank() + 1) % t.size(), previous = (t.rank() + t.size() - 1) % t.size();
   // 400 B inline; just under 1 MiB: data in 8 pieces (kDataPieceBytes), the last one short.
   const std::size_t small_words = 100, large_words = kSlot / 4 - 3;
@@ -90,11 +96,11 @@ void check_put_order(P2pTransport& t, MpiCheck& check) {
     }
     const std::size_t flag = kFlag + 8 * static_cast<std::size_t>(previous);
     const bool arrived = serve_until(t, [&] { return t.load_flag(flag) >= round; });
-    check.expect(arrived, "put order: flag of round " + std::to_string(round) + " arrived");
+    check.expect(arrived, name + ": put order: flag of round " + std::to_string(round) + " arrived");
     if (!arrived) return;
     std::vector<std::uint32_t> in(words);
     std::memcpy(in.data(), t.window() + kData + static_cast<std::size_t>(previous) * kSlot, words * 4);
-    check.expect(in == pattern(previous, words, round), "put order: data of round " + std::to_string(round) +
+    check.expect(in == pattern(previous, words, round), name + ": put order: data of round " + std::to_string(round) +
                                                               " complete when its flag is seen");
     MPI_Barrier(MPI_COMM_WORLD);  // the slot is rewritten next round
   }
@@ -102,7 +108,7 @@ void check_put_order(P2pTransport& t, MpiCheck& check) {
 
 // Rank 0 is busy (not serving) while every other rank sends it a large put
 // followed by small puts and a flag: they queue behind the data receive.
-void check_deferred(P2pTransport& t, MpiCheck& check) {
+void check_deferred(Transport& t, const std::string& name, MpiCheck& check) {
   if (t.size() < 2) return;
   if (t.rank() == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -111,13 +117,13 @@ void check_deferred(P2pTransport& t, MpiCheck& check) {
         if (t.load_flag(kFlag + 8 * static_cast<std::size_t>(r)) < 100) return false;
       return true;
     });
-    check.expect(all, "deferred: every rank's flag arrived");
+    check.expect(all, name + ": deferred: every rank's flag arrived");
     for (int r = 1; r < t.size() && all; ++r) {
       std::vector<std::uint32_t> in(kSlot / 4);
       std::memcpy(in.data(), t.window() + kData + static_cast<std::size_t>(r) * kSlot, kSlot);
       auto expected = pattern(r, kSlot / 4, 100);
       for (std::size_t i = 0; i < 10; ++i) expected[kSlot / 4 - 10 + i] = 42u + static_cast<std::uint32_t>(i);
-      check.expect(in == expected, "deferred: rank " + std::to_string(r) + "'s puts applied in order");
+      check.expect(in == expected, name + ": deferred: rank " + std::to_string(r) + "'s puts applied in order");
     }
   } else {
     const auto large = pattern(t.rank(), kSlot / 4, 100);
@@ -129,10 +135,10 @@ void check_deferred(P2pTransport& t, MpiCheck& check) {
     }
     t.notify(0, kFlag + 8 * static_cast<std::size_t>(t.rank()), 100);
   }
-  check.expect(serve_until(t, [] { return true; }), "deferred: done");
+  check.expect(serve_until(t, [] { return true; }), name + ": deferred: done");
 }
 
-void check_atomics_and_reads(P2pTransport& t, MpiCheck& check) {
+void check_atomics_and_reads(Transport& t, const std::string& name, MpiCheck& check) {
   constexpr int kTickets = 20;
   std::vector<std::uint64_t> mine;
   for (int i = 0; i < kTickets; ++i) mine.push_back(t.fetch_add(0, kCounter, 1));
@@ -144,17 +150,17 @@ void check_atomics_and_reads(P2pTransport& t, MpiCheck& check) {
   std::sort(all.begin(), all.end());
   std::vector<std::uint64_t> expected(all.size());
   std::iota(expected.begin(), expected.end(), 0);
-  check.expect(all == expected, "fetch-add: every ticket taken exactly once");
+  check.expect(all == expected, name + ": fetch-add: every ticket taken exactly once");
 
   const int next = (t.rank() + 1) % t.size();
   const std::uint64_t words[4] = {11, 22, 33, static_cast<std::uint64_t>(t.rank())};
   t.store_remote_words(next, kWords, words, 4);  // complete at `next` on return
   std::uint64_t back[4] = {};
   t.load_remote_words(next, kWords, back, 4);
-  check.expect(back[0] == 11 && back[1] == 22 && back[2] == 33, "remote store then read");
+  check.expect(back[0] == 11 && back[1] == 22 && back[2] == 33, name + ": remote store then read");
   std::uint32_t got[2] = {};
   t.get(t.rank(), kData, got, sizeof got);  // a request to this rank itself
-  check.expect(t.load_remote(t.rank(), kCounter) == (t.rank() == 0 ? all.size() : 0), "self read");
+  check.expect(t.load_remote(t.rank(), kCounter) == (t.rank() == 0 ? all.size() : 0), name + ": self read");
   MPI_Request barrier;
   MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
   serve_until_complete(t, barrier);
@@ -235,6 +241,26 @@ void check_silent_rank(MPI_Comm comm, MpiCheck& check) {
   t.close();
 }
 
+void check_transport(Transport& t, const std::string& name, MpiCheck& check) {
+  check_put_order(t, name, check);
+  check_deferred(t, name, check);
+  check_atomics_and_reads(t, name, check);
+  t.close();
+}
+
+// The hybrid transport's segments: pairs of ranks when the whole job runs on
+// one node, the real nodes otherwise.
+int segment_color() {
+  int rank = 0, size = 0, node_size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  return node_size == size ? rank / 2 : HybridTransport::kNodeSegments;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -246,16 +272,20 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     JobDeadline deadline(rank, std::chrono::seconds(120));
     MpiCheck check(rank);
+    const WindowSize window{kData + 8 * kSlot, kData + 8 * kSlot};
     {
-      P2pTransport t(MPI_COMM_WORLD, WindowSize{kData + 8 * kSlot, kData + 8 * kSlot}, std::chrono::seconds(60));
-      check_put_order(t, check);
-      check_deferred(t, check);
-      check_atomics_and_reads(t, check);
-      t.close();
+      P2pTransport t(MPI_COMM_WORLD, window, std::chrono::seconds(60));
+      check_transport(t, "p2p", check);
+    }
+    {
+      config::CommOptions options;
+      options.timeout = std::chrono::seconds(60);
+      HybridTransport t(MPI_COMM_WORLD, window, options, segment_color());
+      check_transport(t, "hybrid", check);
     }
     check_crossed_waits(MPI_COMM_WORLD, check);
     check_silent_rank(MPI_COMM_WORLD, check);
-    code = check.finish("test_mpi_p2p_transport");
+    code = check.finish("test_mpi_transports");
   }
   MPI_Finalize();
   return code;

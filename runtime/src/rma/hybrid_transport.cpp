@@ -1,0 +1,129 @@
+#include "hybrid_transport.hpp"
+
+#include "transport_choice.hpp"
+
+#include <earlybird/error.hpp>
+
+#include <string>
+
+namespace earlybird {
+namespace {
+
+// The ranks sharing this rank's segment, in comm's order.
+MPI_Comm segment_part(MPI_Comm comm, int segment_color) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (segment_color != HybridTransport::kNodeSegments) return split_comm(comm, segment_color, rank);
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type (hybrid transport)");
+  return node;
+}
+
+// The segment over `node`, or the reason it could not be made here.
+std::unique_ptr<MpiTransport> node_segment(MPI_Comm node, WindowSize window, std::string& failure) {
+  try {
+    auto segment = std::make_unique<MpiTransport>(node, window, true);
+    if (segment->direct_window(0)) return segment;
+    failure = "this node's window is not shared memory";
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+HybridTransport::HybridTransport(MPI_Comm comm, WindowSize window, const config::CommOptions& options,
+                                 int segment_color)
+    : options_(options) {
+  MPI_Comm node = segment_part(comm, segment_color);
+  std::string failure;
+  node_ = node_segment(node, window, failure);
+  int failed = node_ ? 0 : 1;
+  int rc = PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  int size = 0, node_size = 0, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(node, &node_size);
+  std::vector<int> node_members(static_cast<std::size_t>(node_size));
+  if (rc == MPI_SUCCESS && !failed)
+    rc = PMPI_Allgather(&rank, 1, MPI_INT, node_members.data(), 1, MPI_INT, node);
+  MPI_Comm_free(&node);
+  check_mpi(rc, "MPI_Allreduce (hybrid transport set-up)");
+  if (failed)
+    throw Error("earlybird hybrid transport: a node's shared segment could not be made (" +
+                (failure.empty() ? std::string("on another node") : failure) + ")");
+  node_rank_.assign(static_cast<std::size_t>(size), -1);
+  for (int i = 0; i < node_size; ++i) node_rank_[static_cast<std::size_t>(node_members[static_cast<std::size_t>(i)])] = i;
+  network_ = std::make_unique<P2pTransport>(comm, window, options.timeout, node_->window());
+}
+
+std::byte* HybridTransport::direct_window(int rank) {
+  const int local = on_node(rank);
+  return local < 0 ? nullptr : node_->direct_window(local);
+}
+
+void HybridTransport::put(int target, std::size_t offset, const void* src, std::size_t bytes) {
+  if (const int local = on_node(target); local >= 0) return node_->put(local, offset, src, bytes);
+  network_->put(target, offset, src, bytes);
+}
+
+void HybridTransport::get(int target, std::size_t offset, void* dst, std::size_t bytes) {
+  if (const int local = on_node(target); local >= 0) return node_->get(local, offset, dst, bytes);
+  network_->get(target, offset, dst, bytes);
+}
+
+void HybridTransport::notify(int target, std::size_t offset, std::uint64_t value) {
+  if (const int local = on_node(target); local >= 0) return node_->notify(local, offset, value);
+  network_->notify(target, offset, value);
+}
+
+void HybridTransport::put_notify(int target, std::size_t offset, const void* src, std::size_t bytes,
+                                 std::size_t flag_offset, std::uint64_t value) {
+  if (const int local = on_node(target); local >= 0)
+    return node_->put_notify(local, offset, src, bytes, flag_offset, value);
+  network_->put_notify(target, offset, src, bytes, flag_offset, value);
+}
+
+std::uint64_t HybridTransport::load_remote(int target, std::size_t offset) {
+  if (const int local = on_node(target); local >= 0) return node_->load_remote(local, offset);
+  return network_->load_remote(target, offset);
+}
+
+std::uint64_t HybridTransport::fetch_add(int target, std::size_t offset, std::uint64_t value) {
+  if (const int local = on_node(target); local >= 0) return node_->fetch_add(local, offset, value);
+  return network_->fetch_add(target, offset, value);
+}
+
+void HybridTransport::load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) {
+  if (const int local = on_node(target); local >= 0) return node_->load_remote_words(local, offset, out, count);
+  network_->load_remote_words(target, offset, out, count);
+}
+
+void HybridTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words,
+                                         std::size_t count) {
+  if (const int local = on_node(target); local >= 0) return node_->store_remote_words(local, offset, words, count);
+  network_->store_remote_words(target, offset, words, count);
+}
+
+std::unique_ptr<Transport> HybridTransport::split(int color, int key, WindowSize window) {
+  MPI_Comm part = split_comm(network_->communicator(), color, key);
+  if (part == MPI_COMM_NULL) return nullptr;
+  ChosenTransport chosen;
+  try {
+    chosen = make_mpi_transport(part, window, options_);
+  } catch (...) {
+    MPI_Comm_free(&part);
+    throw;
+  }
+  MPI_Comm_free(&part);
+  return std::move(chosen.transport);
+}
+
+void HybridTransport::close() {
+  if (network_) network_->close();
+  if (node_) node_->close();
+}
+
+}  // namespace earlybird
