@@ -198,6 +198,7 @@ void add_sweep(CLI::App& app, SweepOptions& o) {
   add_number(*sweep, "--back-to-back", o.back_to_back, at_least(1),
              "calls timed together per sample after one barrier, reported per call (a loop of calls, as an "
              "application issues them; only the last call's result is checked); 1: a barrier before every call");
+  add_number(*sweep, "--root", o.root, at_least(0), "the root of reduce and bcast (a rank of the job)");
   sweep->add_flag("--futures", o.futures,
                    "submit earlybird's calls as plain futures (without CollectiveOptions::blocking: a call of "
                    "more than 64 KiB goes to the progress thread) before waiting for each");

@@ -28,18 +28,18 @@ const std::array<CollectiveSpec, 5> kSpecs = {{
      [](Buffers& b, MPI_Comm comm) {
        return MPI_Allreduce(b.input.data(), b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, comm);
      }},
-    {coll::Collective::reduce, "reduce", "float32, sum, root 0", "MPI_Reduce", "coll_tuned_reduce_algorithm", true,
+    {coll::Collective::reduce, "reduce", "float32, sum", "MPI_Reduce", "coll_tuned_reduce_algorithm", true,
      false, rooted_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) {
-       return c.reduce(in_span(b), out_span(b), Op::sum, kRoot, o);
+       return c.reduce(in_span(b), out_span(b), Op::sum, b.root, o);
      },
      [](Buffers& b, MPI_Comm comm) {
-       return MPI_Reduce(b.input.data(), b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, kRoot, comm);
+       return MPI_Reduce(b.input.data(), b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, b.root, comm);
      }},
-    {coll::Collective::bcast, "bcast", "float32, root 0", "MPI_Bcast", "coll_tuned_bcast_algorithm", false, true,
+    {coll::Collective::bcast, "bcast", "float32", "MPI_Bcast", "coll_tuned_bcast_algorithm", false, true,
      rooted_factor,
-     [](Communicator& c, Buffers& b, const CollectiveOptions& o) { return c.bcast(out_span(b), kRoot, o); },
-     [](Buffers& b, MPI_Comm comm) { return MPI_Bcast(b.output.data(), mpi_count(b), MPI_FLOAT, kRoot, comm); }},
+     [](Communicator& c, Buffers& b, const CollectiveOptions& o) { return c.bcast(out_span(b), b.root, o); },
+     [](Buffers& b, MPI_Comm comm) { return MPI_Bcast(b.output.data(), mpi_count(b), MPI_FLOAT, b.root, comm); }},
     {coll::Collective::allgather, "allgather", "float32", "MPI_Allgather", "coll_tuned_allgather_algorithm", false,
      false, gather_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) { return c.allgather(in_span(b), out_span(b), o); },
@@ -61,7 +61,7 @@ void fill_input(std::vector<float>& v, int rank) {
     v[i] = static_cast<float>((rank * 7 + static_cast<int>(i % 1013) * 3) % 11);
 }
 
-bool has_result(const CollectiveSpec& spec, int rank) { return !spec.result_on_root_only || rank == kRoot; }
+bool has_result(const CollectiveSpec& spec, const Buffers& b) { return !spec.result_on_root_only || b.rank == b.root; }
 
 }  // namespace
 
@@ -79,11 +79,12 @@ std::vector<std::string> collective_names() {
   return names;
 }
 
-Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_t count) {
+Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_t count, int root) {
   const coll::Shape shape = coll::shape_of(spec.kind, ranks, count);
   Buffers b;
   b.count = count;
   b.rank = rank;
+  b.root = root;
   b.input.resize(shape.input);
   b.output.resize(shape.output);
   b.reference.resize(shape.output);
@@ -92,14 +93,14 @@ Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_
 }
 
 void reset_output(const CollectiveSpec& spec, Buffers& buffers) {
-  if (spec.root_output_holds_message && buffers.rank == kRoot)
+  if (spec.root_output_holds_message && buffers.rank == buffers.root)
     std::copy(buffers.input.begin(), buffers.input.end(), buffers.output.begin());
   else
     std::fill(buffers.output.begin(), buffers.output.end(), kSentinel);
 }
 
 bool output_matches(const CollectiveSpec& spec, const Buffers& buffers) {
-  if (!has_result(spec, buffers.rank)) return true;
+  if (!has_result(spec, buffers)) return true;
   return std::memcmp(buffers.output.data(), buffers.reference.data(), buffers.output.size() * sizeof(float)) == 0;
 }
 

@@ -1,7 +1,7 @@
 // The collectives eb-bench sweeps, one table row each: how to call earlybird,
 // how to call the MPI library's matching collective, and which ranks' output
-// must agree. Every collective is float32 with MPI_SUM where it reduces, and
-// rooted collectives use root 0.
+// must agree. Every collective is float32 with MPI_SUM where it reduces;
+// rooted collectives use the root the buffers name (eb-bench sweep --root).
 #pragma once
 
 #include <mpi.h>
@@ -14,13 +14,12 @@
 
 namespace earlybird::bench {
 
-inline constexpr int kRoot = 0;
-
 // One rank's buffers for one collective call of `count` elements per rank
 // (per block for allgather and reduce_scatter).
 struct Buffers {
   std::size_t count = 0;
   int rank = 0;
+  int root = 0;                  // reduce, bcast
   std::vector<float> input;      // what this rank contributes (bcast: the root's message)
   std::vector<float> output;     // written by the call under test
   std::vector<float> reference;  // the MPI library's result, for checking
@@ -34,6 +33,7 @@ struct CollectiveSpec {
   const char* tuned_variable;      // Open MPI's control variable forcing a coll_tuned algorithm
   bool result_on_root_only;        // reduce: only the root's output is defined
   bool root_output_holds_message;  // bcast: the root's output buffer is the message before the call
+  bool rooted() const { return result_on_root_only || root_output_holds_message; }
   // nccl-tests' bus bandwidth factor: busbw = factor(P) * bytes_moved / time.
   double (*bus_factor)(int ranks);
   Future (*earlybird_call)(Communicator& comm, Buffers& buffers, const CollectiveOptions& options);
@@ -48,7 +48,7 @@ std::vector<std::string> collective_names();
 
 // Buffers of the right lengths for `ranks` ranks, filled with small integers
 // (sums stay exact in float, so every algorithm's result is bit-identical).
-Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_t count);
+Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_t count, int root = 0);
 
 // Puts the output buffer in its state before a call: a sentinel everywhere
 // (so a call that writes nothing is caught), the message on a bcast root.

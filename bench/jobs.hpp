@@ -29,6 +29,7 @@ struct SweepOptions : JobOptions {
   int fanout = 0;                           // 0: each algorithm's default
   int back_to_back = 1;                     // calls per timed sample, after one barrier
   bool futures = false;                     // calls without CollectiveOptions::blocking
+  int root = 0;                             // reduce, bcast
 };
 
 struct OverlapOptions : JobOptions {

@@ -9,6 +9,8 @@
 #include <earlybird/collectives/catalogue.hpp>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "bench_common.hpp"
 #include "collective_table.hpp"
@@ -198,7 +200,10 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   options.blocking = !o.futures;  // each call is waited for at once, as MPI's are
   const int rank = comm.rank(), ranks = comm.size();
 
-  const std::string job = std::string("sweep (") + spec.name + ", " + spec.arguments + ")";
+  if (o.root >= ranks) throw std::invalid_argument("--root " + std::to_string(o.root) + " is not a rank of " +
+                                                   std::to_string(ranks));
+  const std::string root = spec.rooted() ? ", root " + std::to_string(o.root) : "";
+  const std::string job = std::string("sweep (") + spec.name + ", " + spec.arguments + root + ")";
   print_run_header(job.c_str(), o.command_line, MPI_COMM_WORLD);
 
   std::vector<Contender> contenders = {mpi_contender(spec, kMpiDefault, MPI_COMM_WORLD)};
@@ -219,7 +224,7 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   for (std::size_t bytes : o.sizes) {
     // 0 bytes: count 0, nothing exchanged (what a call costs beyond its data).
     const std::size_t count = bytes == 0 ? 0 : std::max<std::size_t>(1, bytes / sizeof(float));
-    const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back);
+    const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back, o.root);
     add_to_totals(totals, contenders, r);
     std::optional<MemoryRates> rates;
     if (with_memory_bound && r.bytes >= kMemoryBoundFrom) rates = measure_memory_rates(MPI_COMM_WORLD, r.bytes, kMemoryRepetitions);

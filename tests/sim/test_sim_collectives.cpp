@@ -127,6 +127,21 @@ TEST_CASE("reduce and bcast: every algorithm, several roots and counts") {
   }
 }
 
+// Over nodes a root's rotation keeps the nodes whole (exec/binding.hpp):
+// roots at a node's first position and inside a node.
+TEST_CASE("reduce and bcast over simulated nodes: every algorithm, several roots") {
+  for (auto [p, per_node] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 4}}) {
+    CAPTURE(p);
+    CAPTURE(per_node);
+    SimOptions options;
+    options.ranks_per_node = per_node;
+    SimWorld world(p, options);
+    Failures failures;
+    check_rooted(world, failures);
+    failures.report();
+  }
+}
+
 TEST_CASE("allgather and reduce_scatter: every algorithm") {
   for (int p : {1, 2, 3, 4, 5}) {
     CAPTURE(p);

@@ -15,6 +15,7 @@
 #include "rma/window_layout.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/bcast.hpp>
 #include <earlybird/error.hpp>
 #include <earlybird/collectives/plan.hpp>
 
@@ -210,6 +211,46 @@ struct Fixture {
 };
 
 }  // namespace
+
+// A root's rotation (exec/binding.hpp): a bijection with the root at
+// virtual rank 0 that keeps every node a block of consecutive virtual ranks,
+// so a binomial bcast over N nodes crosses between nodes N - 1 times from
+// any root; without nodes, v -> (v + root) mod P.
+TEST_CASE("a root's rotation keeps nodes whole") {
+  for (int ranks = 1; ranks <= 12; ++ranks) {
+    for (int n = 0; n <= ranks; ++n) {
+      if (n > 0 && ranks % n != 0) continue;
+      const int block = n == 0 ? ranks : n;
+      for (int root = 0; root < ranks; ++root) {
+        const RootRotation rotation(ranks, root, n);
+        CHECK(rotation.rank_of(0) == root);
+        std::vector<int> seen(static_cast<std::size_t>(ranks), 0);
+        for (int v = 0; v < ranks; ++v) {
+          const int rank = rotation.rank_of(v);
+          REQUIRE(rank >= 0);
+          REQUIRE(rank < ranks);
+          ++seen[static_cast<std::size_t>(rank)];
+          CHECK(rotation.virtual_of(rank) == v);
+          CHECK(rank / block == rotation.rank_of(v - v % block) / block);  // v's node block is one node
+          if (n == 0 || n == 1 || n == ranks) CHECK(rank == (v + root) % ranks);
+        }
+        CHECK(std::all_of(seen.begin(), seen.end(), [](int times) { return times == 1; }));
+      }
+    }
+  }
+  const auto crossings = [](int ranks, int n, int root) {
+    const RootRotation rotation(ranks, root, n);
+    int crossed = 0;
+    const coll::Schedule tree = coll::bcast_binomial(ranks, 16);
+    for (const coll::Step& step : tree.steps())
+      if (step.is_transfer() && rotation.rank_of(step.src.rank) / n != rotation.rank_of(step.dst.rank) / n) ++crossed;
+    return crossed;
+  };
+  for (int root = 0; root < 8; ++root) {
+    CHECK(crossings(8, 2, root) == 3);
+    CHECK(crossings(8, 4, root) == 1);
+  }
+}
 
 TEST_CASE("transfers and notifications go to the ranks the binding names") {
   Fixture fx;

@@ -169,7 +169,8 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
     return p;
   }
   p->caller_run = caller_may_run(*p);
-  if (!pap::arrival_ordered(*p->info)) p->static_binding = std::make_shared<StaticBinding>(size_, call.root);
+  if (!pap::arrival_ordered(*p->info))
+    p->static_binding = std::make_shared<StaticBinding>(size_, call.root, transport_->node_ranks());
   return p;
 }
 
@@ -184,7 +185,7 @@ void CommCore::plan_batches(Prepared& p) {
   const bool by_arrival = pap::arrival_ordered(*p.info);
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
   PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,
-                     call.options.fanout, (rank_ - call.root + size_) % size_, elem, {}};
+                     call.options.fanout, RootRotation(size_, call.root, transport_->node_ranks()).virtual_of(rank_), elem, {}};
   // The inline lines and peer reads run no plan (building one was most of a
   // tiny call's first-time cost) and need no scratch: one batch.
   if (p.executor != coll::Executor::steps) {

@@ -40,15 +40,39 @@ class Binding {
   virtual void finished() {}
 };
 
-// Schedules are written for root 0: v -> (v + root) mod P serves every root.
-class StaticBinding final : public Binding {
- public:
-  StaticBinding(int ranks, int root) : ranks_(ranks), root_(root) {}
-  int rank_of(int virtual_rank) const override { return (virtual_rank + root_) % ranks_; }
+// Schedules are written for root 0; a root's rotation turns them into a
+// schedule for that root. Over nodes of n consecutive ranks (N = P / n) it
+// rotates whole nodes and the positions inside a node alike:
+//   rank_of(v) = ((v / n + root / n) mod N) n + (v + root) mod n
+// so virtual rank 0 is the root and every node is still a block of n
+// consecutive virtual ranks, the layout the hierarchical generators and
+// the model's two levels (coll::spanning_nodes) assume: a binomial bcast
+// from root 1 on 2 nodes x 2 ranks crosses between the nodes once, not
+// three times as v -> (v + 1) mod 4 made it. With n = 0 (one node, or
+// nodes of unequal sizes), n = 1 or n = P it is v -> (v + root) mod P.
+struct RootRotation {
+  RootRotation(int ranks, int root, int node_ranks)
+      : ranks_(ranks), root_(root), n_(node_ranks > 0 && ranks % node_ranks == 0 ? node_ranks : ranks) {}
+  int rank_of(int virtual_rank) const {
+    const int nodes = ranks_ / n_;
+    return ((virtual_rank / n_ + root_ / n_) % nodes) * n_ + (virtual_rank % n_ + root_ % n_) % n_;
+  }
+  int virtual_of(int rank) const {
+    const int nodes = ranks_ / n_;
+    return ((rank / n_ - root_ / n_ + nodes) % nodes) * n_ + (rank % n_ - root_ % n_ + n_) % n_;
+  }
 
  private:
-  int ranks_;
-  int root_;
+  int ranks_, root_, n_;
+};
+
+class StaticBinding final : public Binding {
+ public:
+  StaticBinding(int ranks, int root, int node_ranks) : rotation_(ranks, root, node_ranks) {}
+  int rank_of(int virtual_rank) const override { return rotation_.rank_of(virtual_rank); }
+
+ private:
+  RootRotation rotation_;
 };
 
 }  // namespace earlybird
