@@ -38,6 +38,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       rank_(transport_->rank()),
       size_(transport_->size()),
       direct_windows_(InlineCollective::direct_windows(*transport_)),
+      shape_context_(shape_context()),
       arrival_(*transport_, layout_, options.verbose),
       plans_(PlanCache::for_shape(size_, transport_->node_ranks(), layout_)),
       shared_shapes_(shared_shapes_for_this()),
@@ -180,9 +181,9 @@ std::shared_ptr<FutureState> CommCore::hand_over(Pending& pending) {
   return pending.future;
 }
 
-bool CommCore::fits_inline_lines(const CollectiveCall& call) const {
-  return direct() && size_ > 1 &&
-         InlineCollective::published_elems(call.collective, size_, call.count) <=
+bool CommCore::fits_inline_lines(const CollectiveCall& call, const ShapeContext& context) {
+  return context.direct && context.ranks > 1 &&
+         InlineCollective::published_elems(call.collective, context.ranks, call.count) <=
              InlineCollective::capacity_elems(size_of(call.type));
 }
 

@@ -28,6 +28,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <compare>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -166,13 +168,28 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     coll::Executor executor = coll::Executor::steps;
     std::shared_ptr<Binding> static_binding;  // null for arrival-ordered algorithms
   };
+  // Everything preparing a shape depends on beyond the call: prepare() and
+  // its helpers are static and read only this (and the plan cache, itself
+  // one per ranks, node_ranks and window), so communicators with equal
+  // contexts prepare every call alike and may share what they prepared
+  // (SharedShapes). A new input to preparing is a new field here.
+  struct ShapeContext {
+    int ranks = 0, rank = 0, node_ranks = 0, shared_cores = 0;
+    bool direct = false, reads_peers = false;
+    std::size_t flags_per_lane = 0, scratch_bytes = 0;
+    std::int64_t timeout_ms = 0, straggler_after_ms = 0, caller_run_us = 0;
+    bool verbose = false;
+    auto operator<=>(const ShapeContext&) const = default;
+  };
 
  private:
+  ShapeContext shape_context() const;
   std::shared_ptr<const Prepared> prepared(const CollectiveCall& call);
-  std::shared_ptr<const Prepared> prepare(const CollectiveCall& call);
+  static std::shared_ptr<const Prepared> prepare(const CollectiveCall& call, const ShapeContext& context,
+                                                 PlanCache& plans);
   struct SharedShapes;
   std::shared_ptr<SharedShapes> shared_shapes_for_this() const;
-  void plan_batches(Prepared& p);
+  static void plan_batches(Prepared& p, const ShapeContext& context, PlanCache& plans);
   std::shared_ptr<Binding> binding_for(const Prepared& p, const PlanCache::Key& key, std::uint64_t call,
                                        std::int64_t arrival_us);
   // What one call's batches share.
@@ -189,7 +206,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   void enqueue(std::vector<Pending> items);
   // Caller-run: small, statically bound, one batch (any transport: the p2p
   // transport locks its state per transport, rma/p2p_transport.hpp).
-  bool caller_may_run(const Prepared& p) const;
+  static bool caller_may_run(const Prepared& p, const ShapeContext& context);
   Future run_here(Pending item);
   // The inline fast path (docs/design.md, "Execution"): a caller-run call on
   // the inline lines, run in inline_task_ with no allocation and no queue
@@ -199,7 +216,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   std::optional<Future> run_inline_here(const CollectiveCall& call, const std::shared_ptr<const Prepared>* prepared);
   // Every rank's window reachable directly and the vector this rank
   // publishes within the inline lines.
-  bool fits_inline_lines(const CollectiveCall& call) const;
+  static bool fits_inline_lines(const CollectiveCall& call, const ShapeContext& context);
+  bool fits_inline_lines(const CollectiveCall& call) const { return fits_inline_lines(call, shape_context_); }
   // Drive holder, idle, hot_ the call's shape.
   Future run_inline(const CollectiveCall& call, bool& handed_over);
   // Drive holder: a caller-run task the caller gives up on gets a Future, and
@@ -242,6 +260,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   int rank_;
   int size_;
   std::vector<std::byte*> direct_windows_;  // every rank's window, when all are directly reachable
+  ShapeContext shape_context_;
   std::atomic<bool> closed_{false};
   pap::ArrivalSession arrival_;
 

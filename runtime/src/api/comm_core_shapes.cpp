@@ -67,16 +67,6 @@ std::shared_ptr<Binding> CommCore::binding_for(const Prepared& p, const PlanCach
 // re-validates and re-plans the call's shape).
 constexpr std::size_t kPreparedShapes = 64;
 
-// What a shape's preparation depends on beyond the call itself.
-struct ShapeContext {
-  int ranks, rank, node_ranks, shared_cores;
-  bool direct, reads_peers;
-  std::size_t flags_per_lane, scratch_bytes;
-  std::int64_t timeout_ms, straggler_after_ms, caller_run_us;
-  bool verbose;
-  auto operator<=>(const ShapeContext&) const = default;
-};
-
 // Found on a communicator's miss, before it prepares the shape itself.
 struct CommCore::SharedShapes {
   std::mutex mutex;
@@ -95,20 +85,23 @@ struct CommCore::SharedShapes {
   }
 };
 
+CommCore::ShapeContext CommCore::shape_context() const {
+  return ShapeContext{size_,
+                      rank_,
+                      transport_->node_ranks(),
+                      shared_cores(),
+                      direct(),
+                      reads_peers(),
+                      layout_.flags_per_lane,
+                      layout_.scratch_bytes,
+                      options_.timeout.count(),
+                      options_.straggler_after.count(),
+                      options_.caller_run.count(),
+                      options_.verbose};
+}
+
 std::shared_ptr<CommCore::SharedShapes> CommCore::shared_shapes_for_this() const {
-  const ShapeContext context{size_,
-                             rank_,
-                             transport_->node_ranks(),
-                             shared_cores(),
-                             direct(),
-                             reads_peers(),
-                             layout_.flags_per_lane,
-                             layout_.scratch_bytes,
-                             options_.timeout.count(),
-                             options_.straggler_after.count(),
-                             options_.caller_run.count(),
-                             options_.verbose};
-  return shared_while_alive<SharedShapes>(context, [] { return std::make_shared<SharedShapes>(); });
+  return shared_while_alive<SharedShapes>(shape_context_, [] { return std::make_shared<SharedShapes>(); });
 }
 
 std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCall& call) {
@@ -126,7 +119,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCal
   }
   auto made = shared_shapes_->find(call);
   if (!made) {
-    made = prepare(call);  // outside the locks: planning may take long
+    made = prepare(call, shape_context_, *plans_);  // outside the locks: planning may take long
     shared_shapes_->add(made);
   }
   std::lock_guard lock(prepared_mutex_);
@@ -137,47 +130,50 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCal
 
 int CommCore::shared_cores() const { return direct() ? config::shared_cores(size_, topo::core_count()) : 0; }
 
-std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall& call) {
+std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall& call, const ShapeContext& context,
+                                                           PlanCache& plans) {
   auto p = std::make_shared<Prepared>();
   p->shape = call;
   p->shape.input = nullptr;
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
   try {
-    p->algorithm = choose_algorithm(call, size_, direct(), transport_->node_ranks(), options_.verbose && rank_ == 0,
-                                    shared_cores(), reads_peers());
+    p->algorithm = choose_algorithm(call, context.ranks, context.direct, context.node_ranks,
+                                    context.verbose && context.rank == 0, context.shared_cores, context.reads_peers);
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
-    p->description = describe(call, "auto", rank_, size_);
+    p->description = describe(call, "auto", context.rank, context.ranks);
     p->invalid = e.what();
     return p;
   }
-  p->description = describe(call, p->algorithm, rank_, size_);
-  p->invalid = shape_problem(call, p->algorithm, size_);
+  p->description = describe(call, p->algorithm, context.rank, context.ranks);
+  p->invalid = shape_problem(call, p->algorithm, context.ranks);
   if (!p->invalid.empty()) return p;
   p->info = coll::find_algorithm(call.collective, p->algorithm);
   p->signature = signature_of(call, p->algorithm);
-  p->timeout = call.options.timeout.count() > 0 ? call.options.timeout : options_.timeout;
-  p->straggler_after = call.options.straggler_after.count() > 0 ? call.options.straggler_after : options_.straggler_after;
-  if (p->info->executor == coll::Executor::peer_reads && reads_peers())
+  p->timeout = call.options.timeout.count() > 0 ? call.options.timeout : std::chrono::milliseconds(context.timeout_ms);
+  p->straggler_after = call.options.straggler_after.count() > 0
+                           ? call.options.straggler_after
+                           : std::chrono::milliseconds(context.straggler_after_ms);
+  if (p->info->executor == coll::Executor::peer_reads && context.reads_peers)
     p->executor = coll::Executor::peer_reads;
-  if (p->info->executor == coll::Executor::inline_lines && fits_inline_lines(call))
+  if (p->info->executor == coll::Executor::inline_lines && fits_inline_lines(call, context))
     p->executor = coll::Executor::inline_lines;
   try {
-    plan_batches(*p);
+    plan_batches(*p, context, plans);
   } catch (const std::exception& e) {
     p->invalid = e.what();
     return p;
   }
-  p->caller_run = caller_may_run(*p);
+  p->caller_run = caller_may_run(*p, context);
   if (!pap::arrival_ordered(*p->info))
-    p->static_binding = std::make_shared<StaticBinding>(size_, call.root, transport_->node_ranks());
+    p->static_binding = std::make_shared<StaticBinding>(context.ranks, call.root, context.node_ranks);
   return p;
 }
 
 // A call too large for one window lane splits into batches, each a complete
 // collective of its own over a consecutive element range that fits one lane:
 // for allgather and reduce_scatter the same range of every rank's block.
-void CommCore::plan_batches(Prepared& p) {
+void CommCore::plan_batches(Prepared& p, const ShapeContext& context, PlanCache& plans) {
   const CollectiveCall& call = p.shape;
   const std::size_t elem = size_of(call.type);
   const std::size_t segment_elems =
@@ -185,7 +181,7 @@ void CommCore::plan_batches(Prepared& p) {
   const bool by_arrival = pap::arrival_ordered(*p.info);
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
   PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,
-                     call.options.fanout, RootRotation(size_, call.root, transport_->node_ranks()).virtual_of(rank_), elem, {}};
+                     call.options.fanout, RootRotation(context.ranks, call.root, context.node_ranks).virtual_of(context.rank), elem, {}};
   // The inline lines and peer reads run no plan (building one was most of a
   // tiny call's first-time cost) and need no scratch: one batch.
   if (p.executor != coll::Executor::steps) {
@@ -194,13 +190,13 @@ void CommCore::plan_batches(Prepared& p) {
     p.batch_plans.push_back(nullptr);
     return;
   }
-  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans_->arrival_batch_count(key) : plans_->batch_count(key);
+  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans.arrival_batch_count(key) : plans.batch_count(key);
   p.per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
   const std::size_t batches = call.count == 0 ? 1 : (call.count + p.per_batch - 1) / p.per_batch;
   for (std::size_t b = 0; b < batches; ++b) {
     key.count = std::min(p.per_batch, call.count - b * p.per_batch);
     p.batch_keys.push_back(key);
-    p.batch_plans.push_back(plans_->plan(key));
+    p.batch_plans.push_back(plans.plan(key));
   }
 }
 
@@ -261,11 +257,11 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
 // progress thread runs it.
 constexpr std::size_t kCallerRunBytes = 64 * 1024;
 
-bool CommCore::caller_may_run(const Prepared& p) const {
-  if (options_.caller_run.count() <= 0 || p.batch_keys.size() != 1) return false;
+bool CommCore::caller_may_run(const Prepared& p, const ShapeContext& context) {
+  if (context.caller_run_us <= 0 || p.batch_keys.size() != 1) return false;
   if (pap::arrival_ordered(*p.info)) return false;
   if (p.shape.options.blocking) return true;
-  const coll::Shape shape = coll::shape_of(p.shape.collective, size_, p.shape.count);
+  const coll::Shape shape = coll::shape_of(p.shape.collective, context.ranks, p.shape.count);
   return std::max(shape.input, shape.output) * size_of(p.shape.type) <= kCallerRunBytes;
 }
 

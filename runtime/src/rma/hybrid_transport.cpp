@@ -26,7 +26,7 @@ std::unique_ptr<MpiTransport> node_segment(MPI_Comm node, WindowSize window, std
     auto segment = std::make_unique<MpiTransport>(node, window, true);
     if (segment->direct_window(0)) return segment;
     failure = "this node's window is not shared memory";
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     failure = e.what();
   }
   return nullptr;
@@ -40,17 +40,17 @@ HybridTransport::HybridTransport(MPI_Comm comm, WindowSize window, const config:
   MPI_Comm node = segment_part(comm, segment_color);
   std::string failure;
   node_ = node_segment(node, window, failure);
-  int failed = node_ ? 0 : 1;
-  int rc = PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
   int size = 0, node_size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(node, &node_size);
   std::vector<int> node_members(static_cast<std::size_t>(node_size));
-  if (rc == MPI_SUCCESS && !failed)
-    rc = PMPI_Allgather(&rank, 1, MPI_INT, node_members.data(), 1, MPI_INT, node);
+  // Every rank of a node makes the same calls whether its segment worked or
+  // not, and every rank learns whether all did.
+  const int gathered = PMPI_Allgather(&rank, 1, MPI_INT, node_members.data(), 1, MPI_INT, node);
+  int failed = gathered == MPI_SUCCESS && node_ ? 0 : 1;
   MPI_Comm_free(&node);
-  check_mpi(rc, "MPI_Allreduce (hybrid transport set-up)");
+  check_mpi(PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce (hybrid transport set-up)");
   if (failed)
     throw Error("earlybird hybrid transport: a node's shared segment could not be made (" +
                 (failure.empty() ? std::string("on another node") : failure) + ")");
@@ -122,7 +122,12 @@ std::unique_ptr<Transport> HybridTransport::split(int color, int key, WindowSize
 }
 
 void HybridTransport::close() {
-  if (network_) network_->close();
+  try {
+    if (network_) network_->close();
+  } catch (...) {
+    if (node_) node_->close();
+    throw;
+  }
   if (node_) node_->close();
 }
 

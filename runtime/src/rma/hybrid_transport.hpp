@@ -79,13 +79,20 @@ class HybridTransport final : public Transport {
   std::int64_t clock_origin_ns() const override { return network_->clock_origin_ns(); }
   bool poll_hook() override { return network_->poll_hook(); }
   bool needs_service() const override { return true; }
+  // As the point-to-point transport: most waits of a communicator spanning
+  // nodes are for another node's messages, so its poller may sleep between
+  // polls (a node step's flag is then seen up to one such pause late).
   bool waits_for_messages() const override { return true; }
   // Chooses again for the part (make_mpi_transport with this communicator's
   // options): a part inside one node gets a shared window of its own.
   std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;
   void fault_in(std::size_t offset, std::size_t bytes) override { node_->fault_in(offset, bytes); }
   // The messages first (every peer stops sending into the segment), then
-  // the segment.
+  // the segment. Limitation: when a peer stalled past the wait limit while
+  // its large put to this rank was being received (the point-to-point close
+  // gives up, rma/p2p_transport.hpp), MPI may still write that put's data
+  // into the freed segment; the point-to-point transport keeps its own
+  // window then, but the segment is MPI's and its free is collective.
   void close() override;
 
  private:

@@ -37,14 +37,19 @@ MpiTransport::MpiTransport(MPI_Comm comm, WindowSize window, bool allow_shared)
   if (rc != MPI_SUCCESS) MPI_Comm_free(&comm_);
   check_mpi(rc, shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate");
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
-  if (shared) {
-    find_peer_windows();
-    peer_memory_.emplace(comm_);
+  try {
+    if (shared) {
+      find_peer_windows();
+      peer_memory_.emplace(comm_);
+    }
+    clear_window(base_, window);
+    check_mpi(PMPI_Barrier(comm_), "MPI_Barrier (window set-up)");
+    check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+    clock_ = agree_on_clock(comm_);
+  } catch (...) {
+    close();  // a constructor that throws runs no destructor
+    throw;
   }
-  clear_window(base_, window);
-  check_mpi(PMPI_Barrier(comm_), "MPI_Barrier (window set-up)");
-  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
-  clock_ = agree_on_clock(comm_);
 }
 
 void MpiTransport::find_peer_windows() {

@@ -248,12 +248,13 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
       std::memcpy(at(header.offset, data_bytes, "a put"), data, data_bytes);
       word_at(at(header.flag_offset, sizeof(std::uint64_t), "a flag")).store(header.value, std::memory_order_release);
       return answer;
-    case Kind::get:
+    case Kind::get: {
+      const std::byte* from = at(header.offset, header.count, "a get");
       answer.expected = true;
       answer.tag = static_cast<int>(header.answer_tag);
-      answer.window_data = at(header.offset, header.count, "a get");
-      answer.bytes = header.count;
+      answer.payload.assign(from, from + header.count);
       return answer;
+    }
     case Kind::load_words: {
       std::byte* words = at(header.offset, header.count * sizeof(std::uint64_t), "a read");
       answer.expected = true;
@@ -303,9 +304,8 @@ void P2pTransport::apply_and_answer(int source, const std::byte* message, std::s
   if (!answer.expected) return;
   Outgoing out;
   out.buffer = std::move(answer.payload);
-  const void* data = answer.window_data ? static_cast<const void*>(answer.window_data) : out.buffer.data();
-  const std::size_t size = answer.window_data ? answer.bytes : out.buffer.size();
-  check_mpi(MPI_Isend(data, mpi_count(size, "an answer"), MPI_BYTE, source, answer.tag, comm_, &out.request),
+  check_mpi(MPI_Isend(out.buffer.data(), mpi_count(out.buffer.size(), "an answer"), MPI_BYTE, source, answer.tag,
+                      comm_, &out.request),
             "MPI_Isend (p2p answer)");
   outgoing_.push_back(std::move(out));
 }
@@ -337,8 +337,7 @@ void P2pTransport::ask(int target, Header header, const void* data, std::size_t 
     std::memcpy(message.data(), &header, sizeof header);
     if (bytes > 0) std::memcpy(message.data() + sizeof header, data, bytes);
     const Answer local = apply(rank_, message.data(), message.size());
-    const std::byte* from = local.window_data ? local.window_data : local.payload.data();
-    if (answer_bytes > 0) std::memcpy(answer, from, answer_bytes);
+    if (answer_bytes > 0) std::memcpy(answer, local.payload.data(), answer_bytes);
     return;
   }
   header.answer_tag = next_answer_tag(target);
@@ -536,8 +535,10 @@ void P2pTransport::close() {
   // A peer that has not closed (stalled past the wait limit) may still send
   // on this communicator. Freed, its context could be reused by a later
   // communicator, where those messages would match requests meant for that
-  // one: keep it (one communicator leaked per such close).
+  // one: keep it (one communicator leaked per such close), and the window
+  // too while a put's data is still being received into it.
   if (everyone_closed) MPI_Comm_free(&comm_);
+  if (!receiving_.empty()) (void)owned_window_.release();
   comm_ = MPI_COMM_NULL;
 }
 

@@ -145,16 +145,15 @@ class P2pTransport final : public Transport {
   };
   struct Outgoing {
     MPI_Request request = MPI_REQUEST_NULL;
-    std::vector<std::byte> buffer;  // empty when the data lives in the window
+    std::vector<std::byte> buffer;  // the message (a copy: no send reads the window)
   };
-  // What a request returns to its origin: `payload`, or `bytes` of the window
-  // at `window_data` (a get); nothing when !expected.
+  // What a request returns to its origin: `payload` (a get's a copy of the
+  // window's bytes, so that no send still reads the window after a close
+  // that gave up on a peer); nothing when !expected.
   struct Answer {
     bool expected = false;
     int tag = 0;
     std::vector<std::byte> payload;
-    const std::byte* window_data = nullptr;
-    std::size_t bytes = 0;
   };
 
   // Target side.
