@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <string>
 #include <vector>
@@ -68,10 +69,11 @@ std::vector<std::string> canonical(const Schedule& s) {
 
 }  // namespace
 
-TEST_CASE("catalogue: the seven reduce algorithms with their properties") {
+TEST_CASE("catalogue: the eight reduce algorithms with their properties") {
   const auto list = reduce_algorithms();
-  REQUIRE(list.size() == 7);
-  for (const char* name : {"binomial", "chain", "binary_tree", "kary_tree", "greedy", "inline_flags", "peer_reads"}) {
+  REQUIRE(list.size() == 8);
+  for (const char* name :
+       {"binomial", "chain", "binary_tree", "kary_tree", "hierarchical", "greedy", "inline_flags", "peer_reads"}) {
     const Algorithm* a = find_reduce(name);
     REQUIRE_MESSAGE(a != nullptr, name);
     CHECK(a->needs_commutative == (std::string(name) == "greedy"));
@@ -175,4 +177,44 @@ TEST_CASE("greedy is honest about commutativity: rank order holds for one segmen
   const VerifyReport report = verify(reduce_greedy(4, 8, 4), Collective::reduce, {1, 50000, true});
   CHECK_FALSE(report.ok);
   CHECK_MESSAGE(report.error.find("out of rank order") != std::string::npos, report.error);
+}
+
+// Over nodes of n consecutive ranks (tree_reduce.cpp, reduce_hierarchical):
+// rank order kept, N - 1 crossings per segment, the binomial tree at powers
+// of two.
+TEST_CASE("hierarchical: rank order over every node layout; N - 1 crossings per segment; binomial at powers of two") {
+  const auto crossings = [](const Schedule& s, int n) {
+    int crossed = 0;
+    for (const Step& step : s.steps())
+      if (step.is_transfer() && step.src.rank / n != step.dst.rank / n) ++crossed;
+    return crossed;
+  };
+  const Algorithm& hierarchical = *find_algorithm(Collective::reduce, "hierarchical");
+  CHECK_FALSE(hierarchical.needs_commutative);
+  for (int p : {1, 2, 3, 4, 6, 8, 9, 12, 16, 24, 30, 64}) {
+    for (int n = 0; n <= p; ++n) {
+      if (n > 0 && p % n != 0) continue;
+      for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p + 1), std::size_t{1000}}) {
+        for (std::size_t segment : {std::size_t{0}, std::size_t{7}}) {
+          CAPTURE(p);
+          CAPTURE(n);
+          CAPTURE(count);
+          CAPTURE(segment);
+          AlgorithmParams params;
+          params.node_ranks = n;
+          params.segment_elems = segment;
+          const Schedule s = hierarchical.make(p, count, params, 4);
+          check_verified(s, true, 1);
+          if (count == 0 || n <= 1 || n == p) continue;
+          const std::size_t segments = segment == 0 ? 1 : (count + segment - 1) / segment;
+          CHECK(static_cast<std::size_t>(crossings(s, n)) == static_cast<std::size_t>(p / n - 1) * segments);
+          if (segment == 0 && std::has_single_bit(static_cast<unsigned>(n)) &&
+              std::has_single_bit(static_cast<unsigned>(p / n)))
+            CHECK(canonical(s) == canonical(reduce_binomial(p, count)));
+        }
+      }
+    }
+  }
+  CHECK(crossings(reduce_hierarchical(6, 10, 3, 0), 3) == 1);
+  CHECK(crossings(reduce_binomial(6, 10), 3) == 2);
 }

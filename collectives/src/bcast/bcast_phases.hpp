@@ -19,6 +19,7 @@ namespace earlybird::coll::detail {
 void bcast_binomial_phase(Builder& b, Buffer source);
 void bcast_chain_phase(Builder& b, Buffer source, std::size_t segment_elems);
 void bcast_binary_tree_phase(Builder& b, Buffer source, std::size_t segment_elems);
+void bcast_hierarchical_phase(Builder& b, Buffer source, int node_ranks, std::size_t segment_elems);
 void bcast_scatter_allgather_phase(Builder& b, Buffer source);
 
 // The tree broadcasts' loop over a relabelled tree: node i of `tree` is rank

@@ -19,6 +19,11 @@ const std::array kBcast{
               [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
                 return bcast_binary_tree(p, n, segment_elems(params, kPipelinedDefaultBytes, elem));
               }},
+    // For communicators spanning nodes (params.node_ranks); elsewhere the binomial tree.
+    Algorithm{"hierarchical", false, true, kPipelinedDefaultBytes,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                return bcast_hierarchical(p, n, params.node_ranks, segment_elems(params, kPipelinedDefaultBytes, elem));
+              }},
     Algorithm{"scatter_allgather", false, false, 0,
               [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_scatter_allgather(p, n); }},
     Algorithm{"inline_flags", false, false, 0,

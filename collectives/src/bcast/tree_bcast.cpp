@@ -1,4 +1,5 @@
-// The tree broadcasts — bcast_binomial, bcast_chain, bcast_binary_tree: rank
+// The tree broadcasts — bcast_binomial, bcast_chain, bcast_binary_tree,
+// bcast_hierarchical: rank
 // 0's vector travels down a tree (../topology/tree.hpp), per segment of at
 // most `segment_elems` elements (0: one segment; binomial always sends one).
 // Every rank puts what it holds into its children's scratch at the segment's
@@ -57,6 +58,25 @@
 //     step    sends           holders
 //     1       0->1            0, 1
 //     2       0->2, 1->3      0, 1, 2, 3
+//
+// bcast_hierarchical — for ranks on several nodes of n consecutive ranks
+// (N = P / n nodes): the binomial tree of the node leaders (ranks k n), each
+// leader then the root of its node's binomial tree (node_binomial_tree),
+// per segment; a rank serves the other nodes first (highest rank first).
+//   Cost (Hockney, m bytes, q segments of ms bytes; network level a, b,
+//   node level a_n, b_n): one segment takes ceil(log2 N)(a + b ms) +
+//   ceil(log2 n)(a_n + b_n ms) down the deepest path; every node's link
+//   carries the message once in (the root's: ceil(log2 N) times out), N - 1
+//   crossings in all.
+//   For powers of two n and N the tree is bcast_binomial's; it differs, and
+//   crosses fewer times, when n is not one (P = 6, n = 3: one crossing, the
+//   binomial two; P = 12, n = 6: one against two). n must divide P (else,
+//   or n = 0, 1 or P: the binomial tree).
+//   State for P = 6, n = 3 (tree 0 -> {1, 2, 3}, 3 -> {4, 5}; holders):
+//     round   sends           holders
+//     1       0->3            0, 3           (across the nodes first)
+//     2       0->2, 3->5      0, 2, 3, 5
+//     3       0->1, 3->4      all
 #include "bcast_phases.hpp"
 
 #include "../topology/tree.hpp"
@@ -95,6 +115,11 @@ void bcast_chain_phase(Builder& b, Buffer source, std::size_t segment_elems) {
   tree_bcast_phase(b, source, kary_tree(b.ranks(), 1), ChildOrder::rank_order, segment_elems);
 }
 
+void bcast_hierarchical_phase(Builder& b, Buffer source, int node_ranks, std::size_t segment_elems) {
+  tree_bcast_phase(b, source, node_binomial_tree(b.ranks(), node_ranks), ChildOrder::highest_rank_first,
+                   segment_elems);
+}
+
 void bcast_binary_tree_phase(Builder& b, Buffer source, std::size_t segment_elems) {
   tree_bcast_phase(b, source, heap_binary_tree(b.ranks()), ChildOrder::rank_order, segment_elems);
 }
@@ -127,6 +152,12 @@ Schedule bcast_binomial(int ranks, std::size_t count) {
 Schedule bcast_chain(int ranks, std::size_t count, std::size_t segment_elems) {
   return detail::bcast_schedule("bcast_chain", ranks, count, [segment_elems](Builder& b, Buffer source) {
     detail::bcast_chain_phase(b, source, segment_elems);
+  });
+}
+
+Schedule bcast_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems) {
+  return detail::bcast_schedule("bcast_hierarchical", ranks, count, [=](Builder& b, Buffer source) {
+    detail::bcast_hierarchical_phase(b, source, node_ranks, segment_elems);
   });
 }
 

@@ -30,6 +30,11 @@ const std::array kReduce{
                 const int fanout = params.fanout > 0 ? params.fanout : kDefaultFanout;
                 return reduce_kary_tree(p, n, fanout, pipeline_segment(params, elem));
               }},
+    // For communicators spanning nodes (params.node_ranks); elsewhere the binomial tree.
+    Algorithm{"hierarchical", false, true, kPipelineDefaultBytes,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+                return reduce_hierarchical(p, n, params.node_ranks, pipeline_segment(params, elem));
+              }},
     Algorithm{"greedy", true, true, kPipelineDefaultBytes,
               [](int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
                 return reduce_greedy(p, n, pipeline_segment(params, elem));

@@ -16,6 +16,7 @@ void reduce_binomial_phase(Builder& b);
 void reduce_chain_phase(Builder& b, std::size_t segment_elems);
 void reduce_binary_tree_phase(Builder& b, std::size_t segment_elems);
 void reduce_kary_tree_phase(Builder& b, int fanout, std::size_t segment_elems);
+void reduce_hierarchical_phase(Builder& b, int node_ranks, std::size_t segment_elems);
 void reduce_greedy_phase(Builder& b, std::size_t segment_elems);
 // The greedy over ranks 0 .. ranks-1 only (1 <= ranks <= P; the others take
 // no part): their inputs reduced into rank 0's output. What arrival_greedy

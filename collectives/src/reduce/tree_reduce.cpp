@@ -1,5 +1,5 @@
 // The tree reduces — reduce_binomial, reduce_chain, reduce_binary_tree,
-// reduce_kary_tree: every rank's input is folded up a tree to rank 0
+// reduce_kary_tree, reduce_hierarchical: every rank's input is folded up a tree to rank 0
 // (../topology/tree.hpp), per segment of at most `segment_elems` elements (0:
 // one segment; binomial always sends one). Rank r receives child k's partial
 // into scratch slot k (elements [k*count, (k+1)*count), at the segment's own
@@ -88,6 +88,23 @@
 //     2       out {0-2}     sent         -         -          (1 -> 0, left)
 //     2'      out {0-3}     -            -         sent       (3 -> 0, right)
 //   (3 -> 0 may arrive first; rank 0 folds it in only after the left child.)
+//
+// reduce_hierarchical — for ranks on several nodes of n consecutive ranks
+// (N = P / n): bcast_hierarchical's tree (node_binomial_tree) folded up,
+// per segment: each node's binomial tree into its leader (rank k n), then
+// the leaders' binomial tree into rank 0. Every subtree is a run of ranks
+// from its root, so rank order holds (non-commutative operators are fine).
+//   Cost (Hockney, q segments of ms bytes; network a, b; node a_n, b_n):
+//   one segment takes ceil(log2 n)(a_n + b_n ms + gamma ms) +
+//   ceil(log2 N)(a + b ms + gamma ms) up the deepest path; N - 1 crossings.
+//   The binomial tree for powers of two n and N; fewer crossings when n is
+//   not one. n must divide P (else, or n = 0, 1 or P: the binomial tree).
+//   Scratch: one vector per child, as the other trees.
+//   State for P = 6, n = 3 (tree 0 -> {1, 2, 3}, 3 -> {4, 5}):
+//     round   rank 0          rank 3          (others)
+//     1       out {0,1}       s {3,4}         1, 4 sent
+//     2       out {0-2}       s {3-5}         2, 5 sent
+//     3       out {0-5}       sent            (3 -> 0 across the nodes)
 #include "reduce_phases.hpp"
 
 #include "../schedule/build_schedule.hpp"
@@ -143,6 +160,10 @@ void reduce_chain_phase(Builder& b, std::size_t segment_elems) { reduce_kary_tre
 
 void reduce_binary_tree_phase(Builder& b, std::size_t segment_elems) { reduce_kary_tree_phase(b, 2, segment_elems); }
 
+void reduce_hierarchical_phase(Builder& b, int node_ranks, std::size_t segment_elems) {
+  tree_reduce_phase(b, node_binomial_tree(b.ranks(), node_ranks), segment_elems);
+}
+
 }  // namespace detail
 
 Schedule reduce_binomial(int ranks, std::size_t count) {
@@ -157,6 +178,11 @@ Schedule reduce_kary_tree(int ranks, std::size_t count, int fanout, std::size_t 
 Schedule reduce_chain(int ranks, std::size_t count, std::size_t segment_elems) {
   return detail::build_schedule("reduce_chain", Collective::reduce, ranks, count,
                                 [=](Builder& b) { detail::reduce_chain_phase(b, segment_elems); });
+}
+
+Schedule reduce_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems) {
+  return detail::build_schedule("reduce_hierarchical", Collective::reduce, ranks, count,
+                                [=](Builder& b) { detail::reduce_hierarchical_phase(b, node_ranks, segment_elems); });
 }
 
 Schedule reduce_binary_tree(int ranks, std::size_t count, std::size_t segment_elems) {

@@ -57,6 +57,19 @@ Tree kary_tree(int ranks, int fanout) {
   return tree;
 }
 
+Tree node_binomial_tree(int ranks, int node_ranks) {
+  if (node_ranks < 1 || node_ranks >= ranks || ranks % node_ranks != 0) return binomial_tree(ranks);
+  const int n = node_ranks, nodes = ranks / n;
+  const Tree inside = binomial_tree(n), across = binomial_tree(nodes);
+  Tree tree = without_edges(ranks);
+  for (int k = 0; k < nodes; ++k) {
+    for (int i = 0; i < n; ++i)
+      for (const int child : inside.children_of(i)) add_child(tree, k * n + i, k * n + child);
+    for (const int leader : across.children_of(k)) add_child(tree, k * n, leader * n);
+  }
+  return tree;
+}
+
 Tree heap_binary_tree(int ranks) {
   Tree tree = without_edges(ranks);
   for (int r = 0; r < ranks; ++r)

@@ -52,6 +52,21 @@ int binomial_subtree_end(int rank, int ranks);
 //            └─ 6
 Tree kary_tree(int ranks, int fanout);
 
+// The binomial tree of the nodes' first ranks (node leaders), each leader
+// then the root of its node's binomial tree: over nodes of n consecutive
+// ranks (n = node_ranks dividing P; else one node: binomial_tree(P)), rank
+// k n + i has the children k n + i + 2^j (2^j < lowbit(i), inside the
+// node; for i = 0 every 2^j < n) and, when i = 0, the leaders (k + 2^j) n
+// of the leaders' binomial tree. Every subtree is still a run of ranks from
+// its root (a leader's covers its node and its leader subtree's nodes),
+// and only N - 1 edges join different nodes. For P = 6, n = 3:
+//
+//   0 ─┬─ 1
+//      ├─ 2
+//      └─ 3 ─┬─ 4
+//            └─ 5
+Tree node_binomial_tree(int ranks, int node_ranks);
+
 // The complete binary tree in heap order: rank r has children 2r+1 and 2r+2
 // (those below P); its height is floor(log2 P). For P = 7:
 //

@@ -19,6 +19,9 @@ Schedule bcast_inline_flags(int ranks, std::size_t count);
 // segment_elems = 0: the whole vector is one segment (no pipelining).
 Schedule bcast_chain(int ranks, std::size_t count, std::size_t segment_elems);
 Schedule bcast_binary_tree(int ranks, std::size_t count, std::size_t segment_elems);
+// Over nodes of node_ranks consecutive ranks: the leaders' binomial tree, then
+// each node's (tree_bcast.cpp); node_ranks = 0: one node.
+Schedule bcast_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems);
 Schedule bcast_scatter_allgather(int ranks, std::size_t count);
 
 inline std::span<const Algorithm> bcast_algorithms() { return algorithms(Collective::bcast); }

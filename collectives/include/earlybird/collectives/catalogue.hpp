@@ -47,7 +47,7 @@ struct AlgorithmParams {
   std::vector<std::uint32_t> presteps;
   // Ranks per node when the ranks lie on several nodes, each holding this
   // many consecutive virtual ranks; 0: not known, or one node. Only the
-  // hierarchical allreduce uses it.
+  // hierarchical entries (allreduce, reduce, bcast) use it.
   int node_ranks = 0;
   // Generators that honour it build only what touches these ranks' memory
   // (Builder::keep_only); plan_for_rank sets it. Empty: the whole schedule.

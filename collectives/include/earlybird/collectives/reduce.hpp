@@ -25,6 +25,9 @@ Schedule reduce_inline_flags(int ranks, std::size_t count);
 Schedule reduce_chain(int ranks, std::size_t count, std::size_t segment_elems);
 // Pipelined balanced binary tree (left child, then right); keeps rank order.
 Schedule reduce_binary_tree(int ranks, std::size_t count, std::size_t segment_elems);
+// Over nodes of node_ranks consecutive ranks: each node's binomial tree into
+// its leader, then the leaders' (tree_reduce.cpp); node_ranks = 0: one node.
+Schedule reduce_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems);
 // Pipelined balanced k-ary tree, fanout >= 1; keeps rank order.
 Schedule reduce_kary_tree(int ranks, std::size_t count, int fanout, std::size_t segment_elems);
 // Lowery-Langou greedy pipelined reduction; needs a commutative operator.
