@@ -60,51 +60,55 @@ HybridTransport::HybridTransport(MPI_Comm comm, WindowSize window, const config:
 }
 
 std::byte* HybridTransport::direct_window(int rank) {
-  const int local = on_node(rank);
+  const int local = node_rank_[static_cast<std::size_t>(rank)];
   return local < 0 ? nullptr : node_->direct_window(local);
 }
 
+HybridTransport::Route HybridTransport::route(int target) {
+  const int local = node_rank_[static_cast<std::size_t>(target)];
+  return local >= 0 ? Route{*node_, local} : Route{*network_, target};
+}
+
 void HybridTransport::put(int target, std::size_t offset, const void* src, std::size_t bytes) {
-  if (const int local = on_node(target); local >= 0) return node_->put(local, offset, src, bytes);
-  network_->put(target, offset, src, bytes);
+  auto [via, rank] = route(target);
+  via.put(rank, offset, src, bytes);
 }
 
 void HybridTransport::get(int target, std::size_t offset, void* dst, std::size_t bytes) {
-  if (const int local = on_node(target); local >= 0) return node_->get(local, offset, dst, bytes);
-  network_->get(target, offset, dst, bytes);
+  auto [via, rank] = route(target);
+  via.get(rank, offset, dst, bytes);
 }
 
 void HybridTransport::notify(int target, std::size_t offset, std::uint64_t value) {
-  if (const int local = on_node(target); local >= 0) return node_->notify(local, offset, value);
-  network_->notify(target, offset, value);
+  auto [via, rank] = route(target);
+  via.notify(rank, offset, value);
 }
 
 void HybridTransport::put_notify(int target, std::size_t offset, const void* src, std::size_t bytes,
                                  std::size_t flag_offset, std::uint64_t value) {
-  if (const int local = on_node(target); local >= 0)
-    return node_->put_notify(local, offset, src, bytes, flag_offset, value);
-  network_->put_notify(target, offset, src, bytes, flag_offset, value);
+  auto [via, rank] = route(target);
+  via.put_notify(rank, offset, src, bytes, flag_offset, value);
 }
 
 std::uint64_t HybridTransport::load_remote(int target, std::size_t offset) {
-  if (const int local = on_node(target); local >= 0) return node_->load_remote(local, offset);
-  return network_->load_remote(target, offset);
+  auto [via, rank] = route(target);
+  return via.load_remote(rank, offset);
 }
 
 std::uint64_t HybridTransport::fetch_add(int target, std::size_t offset, std::uint64_t value) {
-  if (const int local = on_node(target); local >= 0) return node_->fetch_add(local, offset, value);
-  return network_->fetch_add(target, offset, value);
+  auto [via, rank] = route(target);
+  return via.fetch_add(rank, offset, value);
 }
 
 void HybridTransport::load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) {
-  if (const int local = on_node(target); local >= 0) return node_->load_remote_words(local, offset, out, count);
-  network_->load_remote_words(target, offset, out, count);
+  auto [via, rank] = route(target);
+  via.load_remote_words(rank, offset, out, count);
 }
 
 void HybridTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words,
                                          std::size_t count) {
-  if (const int local = on_node(target); local >= 0) return node_->store_remote_words(local, offset, words, count);
-  network_->store_remote_words(target, offset, words, count);
+  auto [via, rank] = route(target);
+  via.store_remote_words(rank, offset, words, count);
 }
 
 std::unique_ptr<Transport> HybridTransport::split(int color, int key, WindowSize window) {

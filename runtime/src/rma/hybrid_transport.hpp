@@ -96,13 +96,18 @@ class HybridTransport final : public Transport {
   void close() override;
 
  private:
-  // `target`'s rank among this node's ranks, or -1 on another node.
-  int on_node(int target) const { return node_rank_[static_cast<std::size_t>(target)]; }
+  // Which transport reaches `target`, and by which of its ranks: the node
+  // segment by the target's rank among this node's, else the messages.
+  struct Route {
+    Transport& via;
+    int rank;
+  };
+  Route route(int target);
 
   config::CommOptions options_;
   std::unique_ptr<MpiTransport> node_;     // this node's ranks, direct: the segment
   std::unique_ptr<P2pTransport> network_;  // every rank, over this rank's part of the segment
-  std::vector<int> node_rank_;             // per rank of the communicator
+  std::vector<int> node_rank_;             // per rank: its rank among this node's, or -1
 };
 
 }  // namespace earlybird
