@@ -279,13 +279,7 @@ TEST_CASE("count 0: no steps at all") {
 // Over nodes of n consecutive ranks (tree_bcast.cpp, bcast_hierarchical).
 namespace {
 
-// Transfers between different nodes, and every transfer as (from, to), sorted.
-int crossings(const Schedule& s, int n) {
-  int crossed = 0;
-  for (const Step& step : s.steps())
-    if (step.is_transfer() && step.src.rank / n != step.dst.rank / n) ++crossed;
-  return crossed;
-}
+// Every transfer as (from, to), sorted.
 std::vector<std::pair<int, int>> transfers(const Schedule& s) {
   std::vector<std::pair<int, int>> all;
   for (const Step& step : s.steps())
@@ -297,34 +291,15 @@ std::vector<std::pair<int, int>> transfers(const Schedule& s) {
 }  // namespace
 
 TEST_CASE("hierarchical: verified over every node layout; N - 1 crossings per segment; binomial at powers of two") {
-  const Algorithm& hierarchical = *find_bcast("hierarchical");
-  for (int p : {1, 2, 3, 4, 6, 8, 9, 12, 16, 24, 30, 64}) {
-    for (int n = 0; n <= p; ++n) {
-      if (n > 0 && p % n != 0) continue;
-      for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p + 1), std::size_t{1000}}) {
-        for (std::size_t segment : {std::size_t{0}, std::size_t{7}}) {
-          CAPTURE(p);
-          CAPTURE(n);
-          CAPTURE(count);
-          CAPTURE(segment);
-          AlgorithmParams params;
-          params.node_ranks = n;
-          params.segment_elems = segment;
-          const Schedule s = hierarchical.make(p, count, params, kElemBytes);
-          check_verified(s, 1);
-          if (count == 0 || n <= 1 || n == p) continue;
-          const std::size_t segments = segment == 0 ? 1 : ceil_div(count, segment);
-          CHECK(static_cast<std::size_t>(crossings(s, n)) == static_cast<std::size_t>(p / n - 1) * segments);
-          if (segment == 0 && std::has_single_bit(static_cast<unsigned>(n)) &&
-              std::has_single_bit(static_cast<unsigned>(p / n)))
-            CHECK(transfers(s) == transfers(bcast_binomial(p, count)));
-        }
-      }
-    }
-  }
+  for_each_node_layout(*find_bcast("hierarchical"), [](const Schedule& s, int p, int n, std::size_t segments) {
+    check_verified(s, 1);
+    if (segments == 0) return;
+    CHECK(static_cast<std::size_t>(node_crossings(s, n)) == static_cast<std::size_t>(p / n - 1) * segments);
+    if (segments == 1 && powers_of_two(p, n)) CHECK(transfers(s) == transfers(bcast_binomial(p, s.count())));
+  });
   // Where the binomial tree splits a node: nodes of 3 (and of 6), one crossing against two.
-  CHECK(crossings(bcast_hierarchical(6, 10, 3, 0), 3) == 1);
-  CHECK(crossings(bcast_binomial(6, 10), 3) == 2);
-  CHECK(crossings(bcast_hierarchical(12, 10, 6, 0), 6) == 1);
-  CHECK(crossings(bcast_binomial(12, 10), 6) == 2);
+  CHECK(node_crossings(bcast_hierarchical(6, 10, 3, 0), 3) == 1);
+  CHECK(node_crossings(bcast_binomial(6, 10), 3) == 2);
+  CHECK(node_crossings(bcast_hierarchical(12, 10, 6, 0), 6) == 1);
+  CHECK(node_crossings(bcast_binomial(12, 10), 6) == 2);
 }

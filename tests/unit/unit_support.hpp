@@ -199,4 +199,44 @@ inline void check_blockwise_catalogue_large_p(Collective collective) {
   }
 }
 
+// Transfers between nodes of n consecutive ranks.
+inline int node_crossings(const Schedule& s, int n) {
+  int crossed = 0;
+  for (const Step& step : s.steps())
+    if (step.is_transfer() && step.src.rank / n != step.dst.rank / n) ++crossed;
+  return crossed;
+}
+
+// A hierarchical entry's cases: every node layout (n = 0, one node, and
+// each divisor n of P) of P in {1, 2, 3, 4, 6, 8, 9, 12, 16, 24, 30, 64},
+// counts {0, 1, P + 1, 1000}, one segment or segments of 7 elements.
+// Calls check(schedule, p, n, segments) with `algorithm`'s schedule (4-byte
+// elements); segments = 0 when the case has no nodes to cross (count 0,
+// n <= 1 or n = P).
+template <class Check>
+void for_each_node_layout(const Algorithm& algorithm, Check check) {
+  for (int p : {1, 2, 3, 4, 6, 8, 9, 12, 16, 24, 30, 64})
+    for (int n = 0; n <= p; ++n) {
+      if (n > 0 && p % n != 0) continue;
+      for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p + 1), std::size_t{1000}})
+        for (std::size_t segment : {std::size_t{0}, std::size_t{7}}) {
+          CAPTURE(p);
+          CAPTURE(n);
+          CAPTURE(count);
+          CAPTURE(segment);
+          AlgorithmParams params;
+          params.node_ranks = n;
+          params.segment_elems = segment;
+          const bool crosses = count > 0 && n > 1 && n < p;
+          const std::size_t segments = !crosses ? 0 : segment == 0 ? 1 : (count + segment - 1) / segment;
+          check(algorithm.make(p, count, params, 4), p, n, segments);
+        }
+    }
+}
+
+// Whether nodes of n ranks over P ranks are a power of two of powers of two.
+inline bool powers_of_two(int p, int n) {
+  return n > 0 && (n & (n - 1)) == 0 && ((p / n) & (p / n - 1)) == 0;
+}
+
 }  // namespace earlybird::coll::test

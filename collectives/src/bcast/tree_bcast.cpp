@@ -72,7 +72,8 @@
 //   crosses fewer times, when n is not one (P = 6, n = 3: one crossing, the
 //   binomial two; P = 12, n = 6: one against two). n must divide P (else,
 //   or n = 0, 1 or P: the binomial tree).
-//   State for P = 6, n = 3 (tree 0 -> {1, 2, 3}, 3 -> {4, 5}; holders):
+//   State for P = 4, n = 2: bcast_binomial's (the same tree). For P = 6,
+//   n = 3 (tree 0 -> {1, 2, 3}, 3 -> {4, 5}; holders):
 //     round   sends           holders
 //     1       0->3            0, 3           (across the nodes first)
 //     2       0->2, 3->5      0, 2, 3, 5

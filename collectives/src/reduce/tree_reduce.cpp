@@ -100,7 +100,8 @@
 //   The binomial tree for powers of two n and N; fewer crossings when n is
 //   not one. n must divide P (else, or n = 0, 1 or P: the binomial tree).
 //   Scratch: one vector per child, as the other trees.
-//   State for P = 6, n = 3 (tree 0 -> {1, 2, 3}, 3 -> {4, 5}):
+//   State for P = 4, n = 2: reduce_binomial's (the same tree). For P = 6,
+//   n = 3 (tree 0 -> {1, 2, 3}, 3 -> {4, 5}):
 //     round   rank 0          rank 3          (others)
 //     1       out {0,1}       s {3,4}         1, 4 sent
 //     2       out {0-2}       s {3-5}         2, 5 sent
