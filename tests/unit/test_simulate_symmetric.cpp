@@ -1,8 +1,11 @@
 // simulate_symmetric (collectives/src/schedule/simulate_symmetric.cpp): one
 // rank's plan stands for every rank. Where the schedule is rank-symmetric
 // it predicts exactly what simulate() predicts for the whole schedule; an
-// asymmetric plan (a flag number the rank never raises) is refused.
+// asymmetric plan (a flag number the rank never raises) is refused. SUARA's
+// grid choice predicts its steps this way where it is exact.
 #include <doctest/doctest.h>
+
+#include "allreduce/group_steps.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/plan.hpp>
@@ -11,6 +14,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 using namespace earlybird::coll;
 
@@ -109,4 +113,36 @@ TEST_CASE("a plan that is not rank-symmetric is refused, naming the algorithm an
   CHECK_THROWS_WITH_AS(simulate_symmetric(plan_for_rank(allreduce("ring"), 4, 8, {}, kElemBytes, 0), kElemBytes, two_levels),
                        "simulate_symmetric: allreduce_ring at P = 4, rank 0: two-level models are not supported",
                        std::invalid_argument);
+}
+
+TEST_CASE("SUARA's steps are predicted from one rank's plan only where that is exact") {
+  CHECK(detail::predicted_from_one_rank("ring", 8, 64, kModel));
+  CHECK(detail::predicted_from_one_rank("segmented_ring", 6, 12, kModel));
+  CHECK(detail::predicted_from_one_rank("recursive_doubling", 16, 3, kModel));
+  CHECK(detail::predicted_from_one_rank("rabenseifner", 16, 64, kModel));
+  CHECK_FALSE(detail::predicted_from_one_rank("ring", 8, 63, kModel));
+  CHECK_FALSE(detail::predicted_from_one_rank("recursive_doubling", 12, 48, kModel));
+  CHECK_FALSE(detail::predicted_from_one_rank("rabenseifner", 16, 3, kModel));
+  CHECK_FALSE(detail::predicted_from_one_rank("rabenseifner", 12, 48, kModel));
+  CHECK_FALSE(detail::predicted_from_one_rank("binomial", 8, 64, kModel));
+  CostModel two_levels = kModel;
+  two_levels.node_ranks = 2;
+  CHECK_FALSE(detail::predicted_from_one_rank("ring", 8, 64, two_levels));
+  CostModel shared_cores = kModel;
+  shared_cores.cores = 1;
+  CHECK_FALSE(detail::predicted_from_one_rank("ring", 8, 64, shared_cores));
+
+  // Whichever way a step is predicted, it is the whole schedule's simulation.
+  for (std::string_view name : kSuaraCandidates)
+    for (int p : {2, 3, 4, 5, 6, 8, 12, 16, 32, 64})
+      for (std::size_t count : {std::size_t{1}, std::size_t(p) - 1, std::size_t(p), 3 * std::size_t(p) + 1,
+                                64 * std::size_t(p)}) {
+        if (count == 0) continue;
+        CAPTURE(name);
+        CAPTURE(p);
+        CAPTURE(count);
+        const Algorithm& a = *find_algorithm(Collective::allreduce, name);
+        CHECK(detail::predicted_group_step(name, p, count, kElemBytes, kModel) ==
+              doctest::Approx(whole(a, p, count, {})).epsilon(1e-12));
+      }
 }

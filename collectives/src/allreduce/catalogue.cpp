@@ -32,7 +32,12 @@ Schedule pre_reduced_ring_all_ahead(int p, std::size_t n, const AlgorithmParams&
   return allreduce_pre_reduced_ring(p, n, presteps_all_ahead(p));
 }
 
-Schedule suara(int p, std::size_t n, const AlgorithmParams&, std::size_t elem) { return allreduce_suara(p, n, elem); }
+Schedule suara(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+  return allreduce_suara(p, n, elem, params.keep);
+}
+PlanBounds suara_bounds(int p, std::size_t n, const AlgorithmParams&, std::size_t elem) {
+  return allreduce_suara_bounds(p, n, elem);
+}
 
 Schedule hierarchical(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
   return allreduce_hierarchical(p, n, params.node_ranks, elem);
@@ -95,7 +100,7 @@ const std::array kAllreduce{
     Algorithm{"greedy_reduce_bcast", true, true, kReduceBcastDefaultBytes,
               reduce_then_bcast<ReducePhase::greedy, BcastPhase::binary_tree>},
     // A grid of two steps, each a catalogue algorithm chosen by the model.
-    Algorithm{"suara", true, false, 0, suara},
+    Algorithm{"suara", true, false, 0, suara, ArrivalOrder::none, Executor::steps, suara_bounds},
     // Node-level reduce-scatter, network allreduce of the chunks, node-level
     // allgather: for communicators spanning nodes (params.node_ranks).
     Algorithm{"hierarchical", true, false, 0, hierarchical},

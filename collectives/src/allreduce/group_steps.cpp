@@ -1,6 +1,7 @@
 #include "group_steps.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
+#include <earlybird/collectives/plan.hpp>
 
 #include <limits>
 
@@ -33,12 +34,30 @@ void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& gr
   }
 }
 
+bool predicted_from_one_rank(std::string_view name, int ranks, std::size_t count, const CostModel& model) {
+  if (model.node_ranks > 0 || model.cores > 0 || ranks < 2) return false;
+  const bool divides = count % static_cast<std::size_t>(ranks) == 0;
+  const bool power_of_two = (ranks & (ranks - 1)) == 0;
+  if (name == "ring" || name == "segmented_ring") return divides;
+  if (name == "recursive_doubling") return power_of_two;
+  if (name == "rabenseifner") return power_of_two && divides;
+  return false;
+}
+
+double predicted_group_step(std::string_view name, int ranks, std::size_t count, std::size_t elem_bytes,
+                            const CostModel& model) {
+  const Algorithm& algorithm = *find_allreduce(name);
+  if (predicted_from_one_rank(name, ranks, count, model))
+    return simulate_symmetric(plan_for_rank(algorithm, ranks, count, AlgorithmParams{}, elem_bytes, 0), elem_bytes, model)
+        .time;
+  return simulate(algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes), elem_bytes, model).time;
+}
+
 GroupAlgorithm fastest_group_algorithm(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model) {
   if (ranks == 1) return {};
   GroupAlgorithm best{{}, std::numeric_limits<double>::max()};
   for (std::string_view name : suara_step_candidates(ranks)) {
-    const Schedule s = find_allreduce(name)->make(ranks, count, AlgorithmParams{}, elem_bytes);
-    const double t = simulate(s, elem_bytes, model).time;
+    const double t = predicted_group_step(name, ranks, count, elem_bytes, model);
     if (t < best.predicted_s) best = {name, t};
   }
   return best;

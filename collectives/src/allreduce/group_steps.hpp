@@ -20,6 +20,20 @@ namespace earlybird::coll::detail {
 void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& group, Buffer input_as,
                      std::size_t offset = 0);
 
+// Whether the candidate `name` (suara_step_candidates) is rank-symmetric at
+// (ranks, count) under `model`: every rank runs the same timeline, so the
+// simulator run on one rank's plan (simulate_symmetric) predicts exactly what
+// the whole schedule's simulation does (tests/unit/test_simulate_symmetric.cpp):
+// the ring family where P divides the count, recursive doubling at powers of
+// two, Rabenseifner at powers of two dividing the count; one-level models
+// without shared cores only.
+bool predicted_from_one_rank(std::string_view name, int ranks, std::size_t count, const CostModel& model);
+// The simulator's time for the candidate `name` over `ranks` ranks: from rank
+// 0's plan where predicted_from_one_rank holds (O(that rank's steps): P =
+// 16384 in milliseconds), else from the whole schedule.
+double predicted_group_step(std::string_view name, int ranks, std::size_t count, std::size_t elem_bytes,
+                            const CostModel& model);
+
 struct GroupAlgorithm {
   std::string_view name;  // empty: one rank, nothing to do
   double predicted_s = 0;

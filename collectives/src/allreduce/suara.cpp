@@ -48,12 +48,14 @@
 //   step 2 (0,2)     {0-3}             {0-3}
 //   step 2 (1,3)              {0-3}             {0-3}
 #include "group_steps.hpp"
+#include "../schedule/remembered.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/simulate.hpp>
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <limits>
@@ -64,16 +66,41 @@ namespace {
 
 bool ring_family(std::string_view name) { return name == "ring" || name == "segmented_ring"; }
 
+// The step's schedule over its `size` ranks, focused on the group's kept
+// members where the builder keeps only some ranks (Builder::keep_only).
+Schedule step_schedule(const Builder& b, const SuaraStep& step, const std::vector<int>& group, std::size_t count,
+                       std::size_t elem_bytes) {
+  AlgorithmParams params;
+  for (int k = 0; k < step.size; ++k)
+    if (b.keeps(group[static_cast<std::size_t>(k)])) params.keep.push_back(k);
+  if (params.keep.size() == group.size()) params.keep.clear();
+  return find_allreduce(step.algorithm)->make(step.size, count, params, elem_bytes);
+}
+
+bool keeps_any(const Builder& b, const std::vector<int>& group) {
+  for (int r : group)
+    if (b.keeps(r)) return true;
+  return false;
+}
+
 // Every group of one step: `size` ranks `stride` apart, one group per base
-// rank whose coordinate at this step is 0.
+// rank whose coordinate at this step is 0. A whole build makes the step's
+// schedule once; a focused one makes it per group holding a kept rank.
 void append_step(Builder& b, const SuaraStep& step, int stride, Buffer input_as, std::size_t count,
                  std::size_t elem_bytes) {
-  const Schedule sub = find_allreduce(step.algorithm)->make(step.size, count, AlgorithmParams{}, elem_bytes);
+  const bool whole = b.kept_ranks().size() == static_cast<std::size_t>(b.ranks());
+  std::optional<Schedule> shared;
   for (int base = 0; base < b.ranks(); ++base) {
     if ((base / stride) % step.size != 0) continue;
     std::vector<int> group;
     for (int k = 0; k < step.size; ++k) group.push_back(base + k * stride);
-    detail::append_on_group(b, sub, group, input_as);
+    if (!keeps_any(b, group)) continue;
+    if (whole) {
+      if (!shared) shared = step_schedule(b, step, group, count, elem_bytes);
+      detail::append_on_group(b, *shared, group, input_as);
+    } else {
+      detail::append_on_group(b, step_schedule(b, step, group, count, elem_bytes), group, input_as);
+    }
   }
   b.begin_scratch_region();
 }
@@ -134,10 +161,19 @@ std::vector<std::string_view> suara_step_candidates(int ranks) {
 }
 
 SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model) {
-  return GridSearch(ranks, count, elem_bytes, model).best(ranks);
+  struct Key {
+    int ranks;
+    std::size_t count, elem_bytes;
+    CostModel model;
+    auto operator<=>(const Key&) const = default;
+  };
+  static detail::Remembered<Key, SuaraGrid> grids(std::size_t{1} << 12);
+  return grids.get({ranks, count, elem_bytes, model},
+                   [&] { return GridSearch(ranks, count, elem_bytes, model).best(ranks); });
 }
 
-Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes) {
+Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes,
+                            const std::vector<int>& keep) {
   int product = 1;
   for (const SuaraStep& step : grid.steps) {
     if (!find_allreduce(step.algorithm))
@@ -148,6 +184,7 @@ Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count,
     throw std::invalid_argument("allreduce_suara: the grid's step sizes multiply to " + std::to_string(product) +
                                 ", not to the " + std::to_string(ranks) + " ranks");
   Builder b("allreduce_suara", ranks, count);
+  b.keep_only(keep);
   if (count > 0) {
     int stride = 1;
     Buffer input_as = Buffer::input;
@@ -163,8 +200,28 @@ Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count,
   return std::move(b).finish();
 }
 
-Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes) {
-  return allreduce_suara_on(count > 0 ? suara_grid(ranks, count, elem_bytes) : SuaraGrid{}, ranks, count, elem_bytes);
+Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes, const std::vector<int>& keep) {
+  return allreduce_suara_on(count > 0 ? suara_grid(ranks, count, elem_bytes) : SuaraGrid{}, ranks, count, elem_bytes,
+                            keep);
+}
+
+PlanBounds allreduce_suara_bounds(int ranks, std::size_t count, std::size_t elem_bytes) {
+  PlanBounds sum;
+  if (count == 0) return sum;
+  for (const SuaraStep& step : suara_grid(ranks, count, elem_bytes).steps) {
+    if (step.size == 1) continue;
+    const Algorithm& algorithm = *find_allreduce(step.algorithm);
+    PlanBounds one;
+    if (algorithm.bounds) {
+      one = algorithm.bounds(step.size, count, AlgorithmParams{}, elem_bytes);
+    } else {
+      const Schedule whole = algorithm.make(step.size, count, AlgorithmParams{}, elem_bytes);
+      one = {whole.max_scratch_elems(), whole.max_flag_count()};
+    }
+    sum.scratch_elems += one.scratch_elems;
+    sum.flags += one.flags;
+  }
+  return sum;
 }
 
 }  // namespace earlybird::coll

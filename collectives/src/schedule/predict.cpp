@@ -1,11 +1,12 @@
 #include <earlybird/collectives/predict.hpp>
 
+#include "remembered.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -149,23 +150,12 @@ struct SimulationKey {
 // The simulations already run in this process. The same ones recur: every
 // class past kSimulatedCount extrapolates from the same two, and a
 // non-commutative class re-ranks the commutative class's algorithms. Built
-// and simulated outside the lock (milliseconds at P = 64); bounded, for
-// callers that try many models (calibration's fit).
+// and simulated outside the lock (milliseconds at P = 64).
 double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                  const CostModel& model) {
-  constexpr std::size_t kRemembered = 1 << 16;
-  static std::mutex mutex;
-  static std::map<SimulationKey, double> times;
-  const SimulationKey key{reinterpret_cast<std::uintptr_t>(algorithm.make), ranks, count, elem_bytes, model};
-  {
-    std::lock_guard lock(mutex);
-    if (auto found = times.find(key); found != times.end()) return found->second;
-  }
-  const double time = simulated_now(algorithm, ranks, count, elem_bytes, model);
-  std::lock_guard lock(mutex);
-  if (times.size() >= kRemembered) times.clear();
-  times.emplace(key, time);
-  return time;
+  static detail::Remembered<SimulationKey, double> times(std::size_t{1} << 16);
+  return times.get({reinterpret_cast<std::uintptr_t>(algorithm.make), ranks, count, elem_bytes, model},
+                   [&] { return simulated_now(algorithm, ranks, count, elem_bytes, model); });
 }
 
 }  // namespace

@@ -88,9 +88,16 @@ inline constexpr std::array<std::string_view, 5> kSuaraCandidates{"ring", "segme
 inline constexpr int kSuaraLargestRingStep = 1024;
 // The flat algorithms suara_grid simulates for a step of `ranks` ranks.
 std::vector<std::string_view> suara_step_candidates(int ranks);
+// Chosen once per (ranks, count, elem_bytes, model) in a process, then
+// remembered (a rank's plan builds the schedule two or three times).
 SuaraGrid suara_grid(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model = kSuaraMachine);
-Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes);
-Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes);
+// `keep`: AlgorithmParams::keep (only the groups holding a kept rank are
+// built, each step's schedule focused on them); empty: the whole schedule.
+Schedule allreduce_suara(int ranks, std::size_t count, std::size_t elem_bytes, const std::vector<int>& keep = {});
+Schedule allreduce_suara_on(const SuaraGrid& grid, int ranks, std::size_t count, std::size_t elem_bytes,
+                            const std::vector<int>& keep = {});
+// Upper bounds of the maxima (Algorithm::bounds): each step's bounds, added.
+PlanBounds allreduce_suara_bounds(int ranks, std::size_t count, std::size_t elem_bytes);
 
 // Across nodes of `node_ranks` consecutive ranks each: reduce-scatter in
 // every node, allreduce of each chunk across the nodes, allgather in every
