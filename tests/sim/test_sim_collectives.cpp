@@ -152,6 +152,21 @@ TEST_CASE("allgather and reduce_scatter: every algorithm") {
   }
 }
 
+// Over nodes the hierarchical entries run their two levels (allgather_hierarchical,
+// reduce_scatter_hierarchical); the others are unchanged.
+TEST_CASE("allgather and reduce_scatter over simulated nodes: every algorithm") {
+  for (auto [p, per_node] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 4}}) {
+    CAPTURE(p);
+    CAPTURE(per_node);
+    SimOptions options;
+    options.ranks_per_node = per_node;
+    SimWorld world(p, options);
+    Failures failures;
+    check_blockwise(world, {0, 1, static_cast<std::size_t>(p) + 1, 513}, failures);
+    failures.report();
+  }
+}
+
 // Blocks whose P-fold exceeds a window lane: batches over the same element
 // range of every block, the blocks strided in the user's buffers.
 TEST_CASE("allgather and reduce_scatter larger than the window run in batches") {

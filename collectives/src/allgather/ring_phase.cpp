@@ -12,12 +12,14 @@ Slot kept(const RingAllgatherLayout& layout, int rank, int j) {
 
 }  // namespace
 
-void ring_allgather_phase(Builder& b, const RingAllgatherLayout& layout) {
-  const int p = b.ranks();
-  for (int k = 0; k + 1 < p; ++k) {
-    for (int r = 0; r < p; ++r) {
-      const int next = (r + 1) % p;
-      const int j = ring_mod(r - k, p);
+void ring_allgather_phase(Builder& b, const RingAllgatherLayout& layout, const std::vector<int>& ring) {
+  const int m = ring.empty() ? b.ranks() : static_cast<int>(ring.size());
+  auto member = [&](int q) { return ring.empty() ? q : ring[static_cast<std::size_t>(q)]; };
+  for (int k = 0; k + 1 < m; ++k) {
+    for (int q = 0; q < m; ++q) {
+      const int r = member(q);
+      const int next = member((q + 1) % m);
+      const int j = ring_mod(q - k, m);
       if (layout.holds(next, j)) continue;
       const Slot landing = layout.landing(next, j);
       b.put(kept(layout, r, j), landing);

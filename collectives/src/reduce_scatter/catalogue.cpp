@@ -11,6 +11,12 @@ namespace {
 const std::array kReduceScatter{
     Algorithm{"ring", true, false, 0, detail::without_params<reduce_scatter_ring>},
     Algorithm{"recursive_halving", true, false, 0, detail::without_params<reduce_scatter_recursive_halving>},
+    // Rings inside each node, then a ring per node position across the
+    // nodes: for communicators spanning nodes (params.node_ranks).
+    Algorithm{"hierarchical", true, false, 0,
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t) {
+                return reduce_scatter_hierarchical(p, n, params.node_ranks);
+              }},
     Algorithm{"inline_flags", false, false, 0, detail::without_params<reduce_scatter_inline_flags>,
               ArrivalOrder::none, Executor::inline_lines},
     // Where every rank reads its peers' buffers directly (runtime/src/exec/peer_reads.hpp);

@@ -23,6 +23,8 @@
 //   k=0     b2:3,0     b3:0,1     b0:1,2     b1:2,3
 //   k=1     b1:2,3,0   b2:3,0,1   b3:0,1,2   b0:1,2,3
 //   k=2     b0:all     b1:all     b2:all     b3:all   (into the output)
+#include "ring_phase.hpp"
+
 #include "../schedule/block_slots.hpp"
 
 #include <earlybird/collectives/builder.hpp>
@@ -33,32 +35,28 @@ namespace {
 
 using detail::block_slot;
 
-int block_sent(int rank, int k, int p) { return ((rank - 1 - k) % p + p) % p; }
+// Rank r adds its input's block j; round k's partial lands in scratch slot
+// k; the last round's sum is the output.
+class InputBlocks final : public detail::RingReduceLayout {
+ public:
+  explicit InputBlocks(std::size_t count) : count_(count) {}
+  Slot contribution(int rank, int j) const override {
+    return block_slot(rank, Buffer::input, count_, static_cast<std::size_t>(j));
+  }
+  Slot landing(int rank, int k) const override {
+    return block_slot(rank, Buffer::scratch, count_, static_cast<std::size_t>(k));
+  }
+  Slot result(int rank) const override { return block_slot(rank, Buffer::output, count_); }
 
-// All puts of a round before its reduces: in the last round a reduce writes
-// the output, which an in-place call shares with the input the puts of
-// round 0 (P = 2) still read.
-void ring_round(Builder& b, int k) {
-  const int p = b.ranks();
-  const std::size_t n = b.count();
-  for (int r = 0; r < p; ++r) {
-    const int index = block_sent(r, k, p);
-    const Slot partial = k == 0 ? block_slot(r, Buffer::input, n, index) : block_slot(r, Buffer::scratch, n, k - 1);
-    b.put(partial, block_slot((r + 1) % p, Buffer::scratch, n, k));
-  }
-  for (int next = 0; next < p; ++next) {
-    const int index = block_sent(next - 1, k, p);
-    const Slot landing = block_slot(next, Buffer::scratch, n, k);
-    const Slot sum = k == p - 2 ? block_slot(next, Buffer::output, n, 0) : landing;
-    b.reduce(sum, block_slot(next, Buffer::input, n, index), landing);
-  }
-}
+ private:
+  std::size_t count_;
+};
 
 }  // namespace
 
 Schedule reduce_scatter_ring(int ranks, std::size_t count) {
   Builder b("reduce_scatter_ring", ranks, count, shape_of(Collective::reduce_scatter, ranks, count));
-  for (int k = 0; k + 1 < ranks; ++k) ring_round(b, k);
+  detail::ring_reduce_scatter_phase(b, InputBlocks(count));
   if (ranks == 1) b.copy({0, Buffer::output, {0, count}}, {0, Buffer::input, {0, count}});
   return std::move(b).finish();
 }

@@ -17,6 +17,11 @@ namespace earlybird::coll {
 Schedule allgather_ring(int ranks, std::size_t count);
 Schedule allgather_recursive_doubling(int ranks, std::size_t count);
 Schedule allgather_bruck(int ranks, std::size_t count);
+// Across nodes of `node_ranks` consecutive ranks each: a ring among the
+// ranks at each node position, then rings inside every node
+// (hierarchical.cpp). node_ranks = 0: one node; otherwise it must divide
+// ranks (std::invalid_argument).
+Schedule allgather_hierarchical(int ranks, std::size_t count, int node_ranks);
 // Every rank publishes its block; every rank reads all (inline_flags.cpp).
 Schedule allgather_inline_flags(int ranks, std::size_t count);
 

@@ -16,6 +16,11 @@ namespace earlybird::coll {
 
 Schedule reduce_scatter_ring(int ranks, std::size_t count);
 Schedule reduce_scatter_recursive_halving(int ranks, std::size_t count);
+// Across nodes of `node_ranks` consecutive ranks each: rings inside every
+// node, then a ring among the ranks at each node position
+// (hierarchical.cpp). node_ranks = 0: one node; otherwise it must divide
+// ranks (std::invalid_argument).
+Schedule reduce_scatter_hierarchical(int ranks, std::size_t count, int node_ranks);
 // Every rank publishes its input; rank r reads block r of all and folds
 // in rank order (inline_flags.cpp).
 Schedule reduce_scatter_inline_flags(int ranks, std::size_t count);
