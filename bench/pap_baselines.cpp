@@ -27,9 +27,26 @@ double balanced_ring_s(const Contender& ring, Buffers& data, int iterations) {
   return median_of(ebar);
 }
 
-// Half a ping-pong of the whole vector between ranks 0 and 1 with
+// The rank rank 0 times its transfers with: the lowest rank on another node
+// (a collective over nodes must cross between them, so δ is a transfer
+// across), or rank 1 when every rank shares rank 0's node. Agreed.
+int transfer_partner(MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int lowest_on_node = rank;
+  MPI_Allreduce(MPI_IN_PLACE, &lowest_on_node, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  int partner = lowest_on_node == 0 ? size : rank;  // the ranks off rank 0's node offer themselves
+  MPI_Allreduce(MPI_IN_PLACE, &partner, 1, MPI_INT, MPI_MIN, comm);
+  return partner < size ? partner : 1;
+}
+
+// Half a ping-pong of the whole vector between rank 0 and `partner` with
 // MPI_Send/Recv (median); the other ranks wait. Agreed on every rank.
-double mpi_transfer_s(std::vector<float>& buffer, int iterations, MPI_Comm comm) {
+double mpi_transfer_s(std::vector<float>& buffer, int iterations, int partner, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const int count = static_cast<int>(buffer.size());
@@ -38,9 +55,9 @@ double mpi_transfer_s(std::vector<float>& buffer, int iterations, MPI_Comm comm)
     MPI_Barrier(comm);
     const double t0 = MPI_Wtime();
     if (rank == 0) {
-      MPI_Send(buffer.data(), count, MPI_FLOAT, 1, 0, comm);
-      MPI_Recv(buffer.data(), count, MPI_FLOAT, 1, 0, comm, MPI_STATUS_IGNORE);
-    } else if (rank == 1) {
+      MPI_Send(buffer.data(), count, MPI_FLOAT, partner, 0, comm);
+      MPI_Recv(buffer.data(), count, MPI_FLOAT, partner, 0, comm, MPI_STATUS_IGNORE);
+    } else if (rank == partner) {
       MPI_Recv(buffer.data(), count, MPI_FLOAT, 0, 0, comm, MPI_STATUS_IGNORE);
       MPI_Send(buffer.data(), count, MPI_FLOAT, 0, 0, comm);
     }
@@ -52,11 +69,11 @@ double mpi_transfer_s(std::vector<float>& buffer, int iterations, MPI_Comm comm)
 }
 
 // Half a ping-pong of the whole vector through earlybird's data path: a
-// binomial bcast (one transfer) from rank 0, then from rank 1, on a
-// communicator of ranks 0 and 1 (median); the other ranks wait. NaN when it
+// binomial bcast (one transfer) from rank 0, then from `partner`, on a
+// communicator of the two (median); the other ranks wait. NaN when it
 // failed on either rank. Agreed on every rank.
-double earlybird_transfer_s(Communicator& comm, std::vector<float>& buffer, int iterations) {
-  const bool in_pair = comm.rank() < 2;
+double earlybird_transfer_s(Communicator& comm, std::vector<float>& buffer, int iterations, int partner) {
+  const bool in_pair = comm.rank() == 0 || comm.rank() == partner;
   Communicator pair = comm.split(in_pair ? 0 : 1, comm.rank());
   CollectiveOptions options;
   options.algorithm = "binomial";
@@ -112,8 +129,9 @@ Baselines measure_baselines(Communicator& comm, const Contender& ring, bool ring
   if (ring_works) b.balanced_ring_s = balanced_ring_s(ring, data, iterations);
   if (comm.size() < 2) return b;
   std::vector<float> buffer = data.input;
-  b.mpi_transfer_s = mpi_transfer_s(buffer, iterations, mpi_comm);
-  b.earlybird_transfer_s = earlybird_transfer_s(comm, buffer, iterations);
+  b.partner = transfer_partner(mpi_comm);
+  b.mpi_transfer_s = mpi_transfer_s(buffer, iterations, b.partner, mpi_comm);
+  b.earlybird_transfer_s = earlybird_transfer_s(comm, buffer, iterations, b.partner);
   b.reduction_s = reduction_s(data.input, iterations, mpi_comm);
   return b;
 }

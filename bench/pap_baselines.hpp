@@ -12,7 +12,8 @@ namespace earlybird::bench::pap {
 
 struct Baselines {
   double balanced_ring_s = kNotAvailable;       // Δ
-  double mpi_transfer_s = kNotAvailable;        // the vector between ranks 0 and 1, MPI_Send/Recv
+  int partner = 1;  // rank 0's partner in the transfers: the lowest rank on another node, else rank 1
+  double mpi_transfer_s = kNotAvailable;        // the vector between rank 0 and the partner, MPI_Send/Recv
   double earlybird_transfer_s = kNotAvailable;  // the same through earlybird (bcast on a 2-rank communicator)
   double reduction_s = kNotAvailable;           // one local reduction of the vector
   // The faster of the two transfers: δ is a lower bound.

@@ -113,9 +113,9 @@ void print_table_head(const TableContext& t, const PapConfig& config) {
               static_cast<unsigned long long>(config.seed));
   std::printf("# arrivals: %s\n", arrival_pattern(t.mode));
   std::printf(
-      "# Delta (balanced ring, median ebar of %d) = %s; delta = transfer %s (the faster of MPI_Send/Recv "
-      "%s, earlybird bcast %s) + reduction %s = %s; Delta - delta = %s\n",
-      config.baseline_iterations, ms_text(b.balanced_ring_s).c_str(), ms_text(b.transfer_s()).c_str(),
+      "# Delta (balanced ring, median ebar of %d) = %s; delta = transfer %s (rank 0 and rank %d, the faster of "
+      "MPI_Send/Recv %s, earlybird bcast %s) + reduction %s = %s; Delta - delta = %s\n",
+      config.baseline_iterations, ms_text(b.balanced_ring_s).c_str(), ms_text(b.transfer_s()).c_str(), b.partner,
       ms_text(b.mpi_transfer_s).c_str(), ms_text(b.earlybird_transfer_s).c_str(), ms_text(b.reduction_s).c_str(),
       ms_text(b.small_delta_s()).c_str(), possible_saving_text(b).c_str());
   std::printf(
