@@ -14,11 +14,13 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <future>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace earlybird::testing {
@@ -66,6 +68,22 @@ inline void run_bounded(SimWorld& world, Failures& failures, const std::string& 
   }
   runner.join();
   done.get();
+}
+
+// Runs check(world, p, failures) on a world of each (P, ranks per node)
+// layout (SimOptions::ranks_per_node), reporting each layout's failures.
+template <class Check>
+void for_each_simulated_layout(std::initializer_list<std::pair<int, int>> layouts, Check check) {
+  for (auto [p, per_node] : layouts) {
+    CAPTURE(p);
+    CAPTURE(per_node);
+    SimOptions options;
+    options.ranks_per_node = per_node;
+    SimWorld world(p, options);
+    Failures failures;
+    check(world, p, failures);
+    failures.report();
+  }
 }
 
 }  // namespace earlybird::testing

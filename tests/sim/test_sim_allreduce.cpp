@@ -19,6 +19,7 @@
 using namespace earlybird;
 using earlybird::testing::count_wrong;
 using earlybird::testing::Failures;
+using earlybird::testing::for_each_simulated_layout;
 using earlybird::testing::wait_bounded;
 using earlybird::testing::make_input;
 
@@ -109,13 +110,7 @@ TEST_CASE("every algorithm gives the exact result for P = 1..8 and every count c
 TEST_CASE("over simulated nodes, hierarchical and auto give the exact result for every node layout") {
   // ranks x ranks per node: two nodes of two, three of two, two of four, one
   // rank per node (the network algorithm alone), one node (the ring).
-  for (auto [p, per_node] : {std::pair{4, 2}, {6, 2}, {8, 4}, {3, 1}, {5, 5}}) {
-    CAPTURE(p);
-    CAPTURE(per_node);
-    SimOptions options;
-    options.ranks_per_node = per_node;
-    SimWorld world(p, options);
-    Failures failures;
+  for_each_simulated_layout({{4, 2}, {6, 2}, {8, 4}, {3, 1}, {5, 5}}, [](SimWorld& world, int p, Failures& failures) {
     int variant = 0;
     for (const std::string name : {"hierarchical", "auto"})
       for (std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p + 1), std::size_t{1000},
@@ -126,8 +121,7 @@ TEST_CASE("over simulated nodes, hierarchical and auto give the exact result for
         check_allreduce<std::uint8_t>(world, name, count, Op::bxor, in_place, failures);
         check_allreduce<std::int64_t>(world, name, count, Op::prod, !in_place, failures);
       }
-    failures.report();
-  }
+  });
   SimOptions uneven;
   uneven.ranks_per_node = 3;
   CHECK_THROWS_AS(SimWorld(4, uneven), Error);

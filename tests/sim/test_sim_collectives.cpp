@@ -22,6 +22,7 @@ using namespace earlybird;
 using coll::Collective;
 using earlybird::testing::count_wrong;
 using earlybird::testing::Failures;
+using earlybird::testing::for_each_simulated_layout;
 using earlybird::testing::wait_bounded;
 using earlybird::testing::expected_value;
 using earlybird::testing::make_input;
@@ -130,16 +131,8 @@ TEST_CASE("reduce and bcast: every algorithm, several roots and counts") {
 // Over nodes a root's rotation keeps the nodes whole (exec/binding.hpp):
 // roots at a node's first position and inside a node.
 TEST_CASE("reduce and bcast over simulated nodes: every algorithm, several roots") {
-  for (auto [p, per_node] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 4}}) {
-    CAPTURE(p);
-    CAPTURE(per_node);
-    SimOptions options;
-    options.ranks_per_node = per_node;
-    SimWorld world(p, options);
-    Failures failures;
-    check_rooted(world, failures);
-    failures.report();
-  }
+  for_each_simulated_layout({{4, 2}, {6, 2}, {6, 3}, {8, 4}},
+                            [](SimWorld& world, int, Failures& failures) { check_rooted(world, failures); });
 }
 
 TEST_CASE("allgather and reduce_scatter: every algorithm") {
@@ -155,16 +148,9 @@ TEST_CASE("allgather and reduce_scatter: every algorithm") {
 // Over nodes the hierarchical entries run their two levels (allgather_hierarchical,
 // reduce_scatter_hierarchical); the others are unchanged.
 TEST_CASE("allgather and reduce_scatter over simulated nodes: every algorithm") {
-  for (auto [p, per_node] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 4}}) {
-    CAPTURE(p);
-    CAPTURE(per_node);
-    SimOptions options;
-    options.ranks_per_node = per_node;
-    SimWorld world(p, options);
-    Failures failures;
+  for_each_simulated_layout({{4, 2}, {6, 2}, {6, 3}, {8, 4}}, [](SimWorld& world, int p, Failures& failures) {
     check_blockwise(world, {0, 1, static_cast<std::size_t>(p) + 1, 513}, failures);
-    failures.report();
-  }
+  });
 }
 
 // Blocks whose P-fold exceeds a window lane: batches over the same element
