@@ -551,3 +551,39 @@ TEST_CASE("arrival_greedy: the rank that calls last holds the last position, and
     CHECK(knew >= 1);
   }
 }
+
+// Over nodes (simulated, SimOptions::ranks_per_node) ticket-bound algorithms
+// keep nodes whole: nodes in the order they filled, the last rank to arrive
+// last (pap::arrival_positions).
+TEST_CASE("over simulated nodes: every PAP algorithm exact; ticket-bound orders keep nodes whole, the late rank last") {
+  for (auto [p, n] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 4}}) {
+    CAPTURE(p);
+    CAPTURE(n);
+    SimOptions options = sim_options();
+    options.ranks_per_node = n;
+    SimWorld world(p, options);
+    Failures failures;
+    std::uint32_t seed = static_cast<std::uint32_t>(p * n);
+    for (const std::string& algorithm : pap_algorithms())
+      for (const PapCase& c : sample_cases(algorithm, {1, 1000, 100000}, seed++)) run_case(world, c, failures);
+    for (const int late : {0, p - 1, n}) {
+      std::mutex mutex;
+      std::vector<std::optional<ArrivalDecision>> seen(static_cast<std::size_t>(p));
+      const std::string what = "arrival_chain over nodes, late rank " + std::to_string(late);
+      run_bounded(world, failures, what, [&](int rank, Communicator& comm) {
+        auto v = make_input<std::int32_t>(rank, 5000, Op::sum);
+        if (rank == late) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        expect_sum(comm.allreduce(std::span<std::int32_t>(v), Op::sum, named("arrival_chain")), v, rank, p, what,
+                   failures);
+        std::lock_guard lock(mutex);
+        seen[static_cast<std::size_t>(rank)] = comm.last_decision();
+      });
+      const auto& mine = seen[static_cast<std::size_t>(late)];
+      REQUIRE(mine.has_value());
+      REQUIRE(mine->order.size() == static_cast<std::size_t>(p));
+      CHECK(mine->order.back() == late);
+      for (int v = 0; v < p; ++v) CHECK(mine->order[static_cast<std::size_t>(v)] / n == mine->order[static_cast<std::size_t>(v - v % n)] / n);
+    }
+    failures.report();
+  }
+}

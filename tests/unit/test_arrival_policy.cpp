@@ -13,6 +13,10 @@
 #include <earlybird/collectives/pap.hpp>
 #include <earlybird/error.hpp>
 
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <utility>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,11 +35,11 @@ Timing timing_of(double tau_us, int ranks) { return Timing{tau_us, 2.0 * (ranks 
 // One in-process "world" of `ranks` arrival sessions, driven from this thread
 // (the progress thread of every rank at once).
 struct Sessions {
-  explicit Sessions(int ranks) {
+  explicit Sessions(int ranks, int node_ranks = 0) {
     layout.ranks = ranks;
     layout.flags_per_lane = 8;
     layout.scratch_bytes = 64;
-    fabric = std::make_shared<InProcFabric>(ranks, layout.window_size());
+    fabric = std::make_shared<InProcFabric>(ranks, layout.window_size(), node_ranks);
     for (int r = 0; r < ranks; ++r) {
       transports.push_back(std::make_unique<InProcTransport>(fabric, r));
       sessions.push_back(std::make_unique<ArrivalSession>(*transports.back(), layout, false));
@@ -276,4 +280,84 @@ TEST_CASE("a decided plan still being built leaves the binding undecided; a plan
   asked[1]->set_error(std::make_exception_ptr(Error("too big")));
   CHECK_THROWS_WITH_AS(second->refresh(), "too big", Error);
   CHECK_FALSE(second->decided());
+}
+
+TEST_CASE("arrival positions on one node: virtual rank t is ticket t, the last one by elimination") {
+  CHECK(arrival_positions(std::vector<int>{2, 0, -1, -1}, 0) == std::vector<int>{2, 0, -1, -1});
+  CHECK(arrival_positions(std::vector<int>{2, 0, 3, -1}, 0) == std::vector<int>{2, 0, 3, 1});
+  CHECK(arrival_positions(std::vector<int>{2, -1, 0, 3}, 0) == std::vector<int>{2, 1, 0, 3});
+  // Nodes of one rank, or of all of them, are one node's order.
+  CHECK(arrival_positions(std::vector<int>{2, 0, 3, -1}, 1) == std::vector<int>{2, 0, 3, 1});
+  CHECK(arrival_positions(std::vector<int>{2, 0, 3, -1}, 4) == std::vector<int>{2, 0, 3, 1});
+  CHECK(arrival_positions(std::vector<int>{}, 0).empty());
+}
+
+TEST_CASE("arrival positions over nodes: nodes whole, in the order they filled; the late rank last") {
+  // 2 x 2, rank 1 late: node 1 filled first, node 0 is the one left, rank 1 its one rank away.
+  CHECK(arrival_positions(std::vector<int>{2, 0, 3, -1}, 2) == std::vector<int>{2, 3, 0, 1});
+  CHECK(arrival_positions(std::vector<int>{0, -1, -1, -1}, 2) == std::vector<int>{-1, -1, -1, -1});
+  CHECK(arrival_positions(std::vector<int>{0, 2, 1, -1}, 2) == std::vector<int>{0, 1, 2, 3});
+  // A gap in the known tickets: nothing after it counts.
+  CHECK(arrival_positions(std::vector<int>{0, -1, 1, 3}, 2) == std::vector<int>{-1, -1, -1, -1});
+  // 3 nodes of 2: a node is placed when it fills, the last one when it is the one left.
+  CHECK(arrival_positions(std::vector<int>{4, 5, 0, -1, -1, -1}, 2) == std::vector<int>{4, 5, -1, -1, -1, -1});
+  CHECK(arrival_positions(std::vector<int>{4, 5, 0, 2, 1, -1}, 2) == std::vector<int>{4, 5, 0, 1, 2, 3});
+  // Nodes that do not divide P: one node's order.
+  CHECK(arrival_positions(std::vector<int>{4, 0, 1, 2, 3}, 2) == std::vector<int>{4, 0, 1, 2, 3});
+}
+
+TEST_CASE("arrival positions over nodes, every prefix of random arrivals: places never change, the last rank last") {
+  std::mt19937 random(7);
+  for (auto [ranks, n] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 2}, {8, 4}, {9, 3}, {12, 4}})
+    for (int trial = 0; trial < 50; ++trial) {
+      CAPTURE(ranks);
+      CAPTURE(n);
+      std::vector<int> arrivals(static_cast<std::size_t>(ranks));
+      std::iota(arrivals.begin(), arrivals.end(), 0);
+      std::shuffle(arrivals.begin(), arrivals.end(), random);
+      std::vector<int> holders(static_cast<std::size_t>(ranks), -1);
+      const std::vector<int> final_order = arrival_positions(arrivals, n);
+      for (int known = 0; known <= ranks; ++known) {
+        if (known > 0) holders[static_cast<std::size_t>(known - 1)] = arrivals[static_cast<std::size_t>(known - 1)];
+        const std::vector<int> order = arrival_positions(holders, n);
+        for (int v = 0; v < ranks; ++v)
+          if (order[static_cast<std::size_t>(v)] >= 0) CHECK(order[static_cast<std::size_t>(v)] == final_order[static_cast<std::size_t>(v)]);
+        // With every rank but the last arrived, every place is known.
+        if (known >= ranks - 1) CHECK(std::count(order.begin(), order.end(), -1) == 0);
+      }
+      CHECK(final_order.back() == arrivals.back());
+      std::vector<int> sorted = final_order;
+      std::sort(sorted.begin(), sorted.end());
+      std::vector<int> every(static_cast<std::size_t>(ranks));
+      std::iota(every.begin(), every.end(), 0);
+      CHECK(sorted == every);
+      auto ticket_of = [&](int r) { return std::find(arrivals.begin(), arrivals.end(), r) - arrivals.begin(); };
+      for (int slot = 0; slot < ranks / n; ++slot)
+        for (int position = 0; position < n; ++position) {
+          const int r = final_order[static_cast<std::size_t>(slot * n + position)];
+          CHECK(r / n == final_order[static_cast<std::size_t>(slot * n)] / n);  // one node per block
+          if (position > 0) CHECK(ticket_of(r) > ticket_of(final_order[static_cast<std::size_t>(slot * n + position - 1)]));
+        }
+    }
+}
+
+TEST_CASE("binding over nodes: a rank waits for its node's place, then binds; the late rank is last") {
+  const int ranks = 4;
+  Sessions world(ranks, 2);  // nodes {0, 1} and {2, 3}
+  std::vector<std::unique_ptr<Binding>> b;
+  for (int r = 0; r < ranks; ++r) b.push_back(world.binding(r, "arrival_chain"));
+  CHECK_FALSE(b[2]->begin());  // ticket 0: node 1 is not full, no place yet
+  CHECK_FALSE(b[0]->begin());  // ticket 1
+  CHECK(b[0]->undecided_reason().find("ranks 1 3 to arrive") != std::string::npos);
+  CHECK_FALSE(b[0]->refresh());
+  CHECK(b[3]->begin());  // ticket 2: node 1 fills first; node 0 is the one left, rank 1 its one away
+  CHECK(order_of(*b[3], ranks) == std::vector<int>{2, 3, 0, 1});
+  CHECK(b[3]->bound());
+  CHECK(b[0]->refresh());
+  CHECK(b[0]->decided());
+  CHECK(order_of(*b[0], ranks) == std::vector<int>{2, 3, 0, 1});
+  CHECK(b[2]->refresh());
+  CHECK(order_of(*b[2], ranks) == std::vector<int>{2, 3, 0, 1});
+  CHECK(b[1]->begin());
+  CHECK(order_of(*b[1], ranks) == std::vector<int>{2, 3, 0, 1});
 }

@@ -41,6 +41,11 @@ bool ArrivalBinding::refresh() {
     bind();
     return true;
   }
+  if (virtual_rank_ < 0) {  // ticket-bound over nodes: this rank's place waits for arrivals
+    const bool learnt = learn_holders();
+    if (virtual_rank_ >= 0) request_plan();
+    return learnt;
+  }
   if (!plan_) return take_plan();
   return learn_holders();
 }
@@ -51,6 +56,12 @@ bool ArrivalBinding::bound() const {
 
 std::string ArrivalBinding::undecided_reason() const {
   if (!decision_) return "the first rank to arrive published no schedule decision";
+  if (virtual_rank_ < 0) {
+    std::string away;
+    for (int r = 0; r < session_->size(); ++r)
+      if (std::find(holders_.begin(), holders_.end(), r) == holders_.end()) away += " " + std::to_string(r);
+    return "its arrival position (nodes kept whole, in the order they fill) waits for ranks" + away + " to arrive";
+  }
   return "the schedule of " + std::string(decided_algorithm(*decision_).name) + " for arrival position " +
          std::to_string(virtual_rank_) + " was not built";
 }
@@ -61,15 +72,28 @@ void ArrivalBinding::bind() {
     virtual_rank_ = static_cast<int>(std::find(by_virtual_.begin(), by_virtual_.end(), session_->rank()) -
                                      by_virtual_.begin());
   } else {
-    by_virtual_.assign(static_cast<std::size_t>(session_->size()), -1);
-    by_virtual_[static_cast<std::size_t>(ticket_)] = session_->rank();
-    virtual_rank_ = ticket_;
+    holders_.assign(static_cast<std::size_t>(session_->size()), -1);
+    holders_[static_cast<std::size_t>(ticket_)] = session_->rank();
+    place_by_tickets();
+    if (virtual_rank_ < 0) learn_holders();  // over nodes: the place may be known from earlier arrivals
   }
+  if (virtual_rank_ >= 0) request_plan();
+}
+
+void ArrivalBinding::request_plan() {
   // Pre-steps matter to the pre-reduced ring only; other plans share a cache entry.
   static const std::vector<std::uint32_t> kNone;
   const coll::Algorithm& algorithm = decided_algorithm(*decision_);
   pending_ = setup_.plan_for(algorithm, virtual_rank_, algorithm.name == "pre_reduced_ring" ? decision_->presteps : kNone);
   take_plan();
+}
+
+// Ticket binding: the ranks at the arrival positions known so far
+// (arrival_positions: over nodes, nodes kept whole), this rank's among them.
+void ArrivalBinding::place_by_tickets() {
+  by_virtual_ = arrival_positions(holders_, session_->node_ranks());
+  const auto mine = std::find(by_virtual_.begin(), by_virtual_.end(), session_->rank());
+  virtual_rank_ = mine == by_virtual_.end() ? -1 : static_cast<int>(mine - by_virtual_.begin());
 }
 
 // Takes the decided plan once it is built; rethrows why it could not be.
@@ -89,15 +113,8 @@ bool ArrivalBinding::learn_holders() {
   if (before == 0) return false;
   const std::vector<int> holders = session_->board().ticket_holders(epoch_);
   for (std::size_t t = 0; t < holders.size(); ++t)
-    if (holders[t] >= 0) by_virtual_[t] = holders[t];
-  if (missing() == 1) {
-    // The one rank without a ticket yet will hold the one ticket left.
-    std::vector<bool> seen(static_cast<std::size_t>(session_->size()), false);
-    for (int r : by_virtual_)
-      if (r >= 0) seen[static_cast<std::size_t>(r)] = true;
-    const auto absent = static_cast<int>(std::find(seen.begin(), seen.end(), false) - seen.begin());
-    *std::find(by_virtual_.begin(), by_virtual_.end(), -1) = absent;
-  }
+    if (holders[t] >= 0) holders_[t] = holders[t];
+  place_by_tickets();
   return missing() < before;
 }
 

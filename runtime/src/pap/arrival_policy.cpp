@@ -93,6 +93,63 @@ EstimatedOrder order_by_estimate(std::span<const std::optional<std::int64_t>> es
   return out;
 }
 
+namespace {
+
+// Where exactly one of `members` (ranks of `pool`) is missing, appends it.
+void append_the_one_left(std::vector<int>& members, const std::vector<int>& pool) {
+  if (members.size() + 1 != pool.size()) return;
+  for (int r : pool)
+    if (std::find(members.begin(), members.end(), r) == members.end()) {
+      members.push_back(r);
+      return;
+    }
+}
+
+std::vector<int> ranks_from(int first, int count) {
+  std::vector<int> ranks(static_cast<std::size_t>(count));
+  std::iota(ranks.begin(), ranks.end(), first);
+  return ranks;
+}
+
+}  // namespace
+
+std::vector<int> arrival_positions(std::span<const int> holders, int node_ranks) {
+  const int ranks = static_cast<int>(holders.size());
+  if (node_ranks <= 1 || node_ranks >= ranks || ranks % node_ranks != 0) {
+    // One node: virtual rank t is ticket t; the one rank still away holds
+    // the one ticket left.
+    std::vector<int> by_virtual(holders.begin(), holders.end());
+    const auto away = std::find(by_virtual.begin(), by_virtual.end(), -1);
+    if (std::count(away, by_virtual.end(), -1) != 1) return by_virtual;
+    std::vector<int> known;
+    for (int r : holders)
+      if (r >= 0) known.push_back(r);
+    append_the_one_left(known, ranks_from(0, ranks));
+    *away = known.back();
+    return by_virtual;
+  }
+  const int n = node_ranks, nodes = ranks / node_ranks;
+  // Each node's ranks among the tickets known without a gap, in ticket
+  // order, and the nodes complete there, in the order they completed.
+  std::vector<std::vector<int>> arrived(static_cast<std::size_t>(nodes));
+  std::vector<int> placed;
+  for (int t = 0; t < ranks && holders[static_cast<std::size_t>(t)] >= 0; ++t) {
+    const int r = holders[static_cast<std::size_t>(t)];
+    auto& members = arrived[static_cast<std::size_t>(r / n)];
+    members.push_back(r);
+    if (static_cast<int>(members.size()) == n) placed.push_back(r / n);
+  }
+  append_the_one_left(placed, ranks_from(0, nodes));
+  std::vector<int> by_virtual(holders.size(), -1);
+  for (std::size_t slot = 0; slot < placed.size(); ++slot) {
+    auto& members = arrived[static_cast<std::size_t>(placed[slot])];
+    append_the_one_left(members, ranks_from(placed[slot] * n, n));
+    for (std::size_t position = 0; position < members.size(); ++position)
+      by_virtual[slot * static_cast<std::size_t>(n) + position] = members[position];
+  }
+  return by_virtual;
+}
+
 double spread_us(std::span<const std::optional<std::int64_t>> times) {
   std::optional<std::int64_t> low, high;
   for (const auto& t : times) {

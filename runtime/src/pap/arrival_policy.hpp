@@ -62,6 +62,21 @@ struct EstimatedOrder {
 };
 EstimatedOrder order_by_estimate(std::span<const std::optional<std::int64_t>> estimates);
 
+// The arrival positions of a ticket-bound collective: `holders[t]` is the
+// rank holding ticket t (-1: not known yet); returns the rank at each
+// virtual rank (-1: not known yet). On one node (node_ranks 0, 1 or P, or
+// nodes that do not divide P) virtual rank t is ticket t, and the last one
+// is known by elimination. Over nodes of node_ranks consecutive ranks, nodes
+// stay whole: they come in the order their last rank arrived, and a node's
+// ranks in the order they arrived, so the last virtual rank is still the
+// last rank to arrive, and a schedule in arrival order (a chain, a ring)
+// crosses between nodes N - 1 (N) times instead of at nearly every step. A
+// node's place is known once it and every node before it are complete among
+// the tickets known without a gap, or when it is the one node left; a
+// rank's place once its node is placed and it holds one of those tickets,
+// or it is the one rank of its node left. Once known, a place never changes.
+std::vector<int> arrival_positions(std::span<const int> holders, int node_ranks);
+
 // max - min of the known values; 0 with fewer than two.
 double spread_us(std::span<const std::optional<std::int64_t>> times);
 

@@ -82,6 +82,7 @@ class ArrivalSession {
   ArrivalBoard& board() { return board_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  int node_ranks() const { return transport_->node_ranks(); }  // Transport::node_ranks
   bool verbose() const { return verbose_; }
   std::uint64_t next_epoch() { return next_epoch_++; }
   void bound_and_finished(std::vector<int> peers_written, ArrivalDecision decision);
