@@ -163,6 +163,14 @@ TEST_CASE("auto_pap: ring when balanced, PRR in between, SLT beyond a ring, the 
   CHECK(chosen({0, std::nullopt, 0, 0}, {0, 90000, 10, 5}) == "arrival_chain");
   CHECK(chosen({0, std::nullopt, 0, 0}, {0, 90, 10, 5}) == "ring");
   CHECK(chosen(Times(4), Times(4)) == "ring");
+  // Over nodes of 2 the estimate orders would split the nodes: the ticket chain keeps them whole.
+  auto over_nodes = [&](const Times& estimates, int node_ranks) {
+    return std::string(name_of(decide(*coll::find_allreduce("auto_pap"), {estimates, {}, node_ranks}, timing)));
+  };
+  CHECK(over_nodes({0, 50, 20, 90}, 2) == "ring");
+  CHECK(over_nodes({0, 300, 20, 90}, 2) == "arrival_chain");
+  CHECK(over_nodes({0, 50000, 20, 90}, 2) == "arrival_chain");
+  CHECK(over_nodes({0, 50000, 20, 90}, 4) == "sorted_linear_tree");  // one node
 }
 
 TEST_CASE("binding: tickets follow arrival order, the first arrival decides, everyone reads the same decision") {

@@ -25,7 +25,8 @@ bool ArrivalBinding::begin() {
   if (!needs_published_decision()) {
     decision_ = decide(*setup_.requested, Observations{unknown_times(ranks), {}}, setup_.timing);
   } else if (ticket_ == 0) {
-    seen_ = Observations{board.estimates(setup_.call), epoch_ == 0 ? unknown_times(ranks) : board.arrivals(epoch_ - 1)};
+    seen_ = Observations{board.estimates(setup_.call), epoch_ == 0 ? unknown_times(ranks) : board.arrivals(epoch_ - 1),
+                         session_->node_ranks()};
     decision_ = decide(*setup_.requested, seen_, setup_.timing);
     board.publish_decision(epoch_, *decision_);
     if (session_->verbose()) log_decision();

@@ -43,13 +43,17 @@ Decision in_rank_order(std::string_view algorithm, std::size_t ranks) {
 // runs the ring, a spread beyond a whole balanced ring the sorted linear
 // tree (a late rank then only reduces and forwards), anything between the
 // pre-reduced ring; without every estimate, the last epoch's arrival spread
-// picks the ring or the ticket-ordered chain.
+// picks the ring or the ticket-ordered chain. Over nodes the estimate
+// orders would split the nodes: an unbalanced spread runs the ticket-ordered
+// chain, which keeps them whole (arrival_positions).
 Decision choose_auto(const Observations& seen, const Timing& timing) {
   const std::size_t ranks = seen.estimates.size();
   const EstimatedOrder estimated = order_by_estimate(seen.estimates);
+  const bool over_nodes = seen.node_ranks > 1 && static_cast<std::size_t>(seen.node_ranks) < ranks;
   if (estimated.complete) {
     const double spread = spread_us(seen.estimates);
     if (spread <= timing.tau_us) return in_rank_order("ring", ranks);
+    if (over_nodes) return in_rank_order("arrival_chain", ranks);
     if (spread > timing.ring_us) return bound_by_estimates("sorted_linear_tree", estimated, timing);
     return bound_by_estimates("pre_reduced_ring", estimated, timing);
   }

@@ -10,6 +10,7 @@
 // arrival_prr (ticket)           rank order (k = presteps_all_ahead)
 // arrival_greedy (ticket)        rank order (the last ticket joins last)
 // auto_pap (chosen)              ring / pre_reduced_ring / sorted_linear_tree / arrival_chain
+//                                (over nodes: ring / arrival_chain, whose ticket order keeps nodes whole)
 //
 // Missing estimates (a rank never called edge(), or called it too late for
 // this decision): known estimates first, by (estimate, rank); the missing
@@ -48,6 +49,7 @@ struct Timing {
 struct Observations {
   std::vector<std::optional<std::int64_t>> estimates;          // by rank, global us
   std::vector<std::optional<std::int64_t>> previous_arrivals;  // by rank, last epoch
+  int node_ranks = 0;  // Transport::node_ranks: over nodes, estimate orders would split them
 };
 
 // `requested`: an allreduce catalogue entry with an arrival order.
