@@ -6,7 +6,8 @@
 // ranks or only just before the call; every result is checked exactly against
 // the oracle. Also: changing arrival orders on one communicator, PAP and
 // non-PAP collectives interleaved, non-commutative operators, edge() input
-// errors, and the straggler report.
+// errors, the straggler report, and simulated nodes (ticket orders that keep
+// nodes whole).
 #include <doctest/doctest.h>
 
 #include "../common/arrival.hpp"
