@@ -164,22 +164,11 @@ TEST_CASE("count 0: no steps at all") {
 
 // Over nodes of n consecutive ranks (hierarchical.cpp).
 TEST_CASE("hierarchical: verified over every node layout; P - 1 puts per rank; a block crosses to each other node once") {
-  for_each_node_layout(*find_allgather("hierarchical"), [](const Schedule& s, int p, int n, std::size_t segments) {
-    check_verified_as(s, Collective::allgather, 1);
-    CHECK(first_acknowledgement(s) == "");
-    const std::size_t count = s.count();
-    const ScheduleStats stats = schedule_stats(s);
+  // Each rank's block goes once to every other node: P (N - 1) crossings,
+  // against the flat ring's N (P - 1).
+  check_hierarchical_blockwise(Collective::allgather, allgather_ring, [](const ScheduleStats& stats, int p, std::size_t count) {
     const auto others = static_cast<std::size_t>(p - 1);
-    if (count > 0)
-      for (int r = 0; r < p; ++r) check_rank(stats, r, {others, others * count});
-    CHECK(s.max_scratch_elems() == (count > 0 ? others * count : 0));
-    if (segments == 0) return;
-    const int nodes = p / n;
-    // Each rank's block goes once to every other node: P (N - 1) crossings,
-    // against the flat ring's N (P - 1).
-    CHECK(node_crossings(s, n) == p * (nodes - 1));
-    CHECK(node_crossings(allgather_ring(p, count), n) == nodes * (p - 1));
-    CHECK(schedule_stats(s).rounds == static_cast<std::size_t>((nodes - 1) + (n - 1)));
+    for (int r = 0; r < p; ++r) check_rank(stats, r, {others, others * count});
   });
   CHECK_THROWS_WITH_AS(allgather_hierarchical(6, 4, 4), "allgather_hierarchical: nodes of 4 ranks do not divide the 6 ranks",
                        std::invalid_argument);

@@ -181,22 +181,11 @@ TEST_CASE("count 0: no steps at all") {
 
 // Over nodes of n consecutive ranks (hierarchical.cpp).
 TEST_CASE("hierarchical: verified over every node layout; P - 1 puts per rank; node sums cross to each other node once") {
-  for_each_node_layout(*find_reduce_scatter("hierarchical"), [](const Schedule& s, int p, int n, std::size_t segments) {
-    check_verified_as(s, Collective::reduce_scatter, 1);
-    CHECK(first_acknowledgement(s) == "");
-    const std::size_t count = s.count();
-    const auto others = static_cast<std::size_t>(p - 1);
-    if (count > 0) {
-      const ScheduleStats stats = schedule_stats(s);
-      for (int r = 0; r < p; ++r) check_rank(stats, r, {others, others * count, others * count});
-    }
-    CHECK(s.max_scratch_elems() == (count > 0 ? others * count : 0));
-    if (segments == 0) return;
-    const int nodes = p / n;
-    CHECK(node_crossings(s, n) == p * (nodes - 1));
-    CHECK(node_crossings(reduce_scatter_ring(p, count), n) == nodes * (p - 1));
-    CHECK(schedule_stats(s).rounds == static_cast<std::size_t>((n - 1) + (nodes - 1)));
-  });
+  check_hierarchical_blockwise(Collective::reduce_scatter, reduce_scatter_ring,
+                               [](const ScheduleStats& stats, int p, std::size_t count) {
+                                 const auto others = static_cast<std::size_t>(p - 1);
+                                 for (int r = 0; r < p; ++r) check_rank(stats, r, {others, others * count, others * count});
+                               });
   CHECK_THROWS_WITH_AS(reduce_scatter_hierarchical(6, 4, 4),
                        "reduce_scatter_hierarchical: nodes of 4 ranks do not divide the 6 ranks", std::invalid_argument);
 }

@@ -234,6 +234,29 @@ void for_each_node_layout(const Algorithm& algorithm, Check check) {
     }
 }
 
+// The hierarchical allgather's and reduce-scatter's shared checks over every
+// node layout (for_each_node_layout): verified, no acknowledgement flags,
+// P - 1 blocks of scratch, and where nodes are crossed P (N - 1) crossings
+// against the flat `ring`'s N (P - 1) and (n - 1) + (N - 1) rounds. Then
+// per_rank(stats, p, count) checks each rank's figures (count > 0).
+template <class PerRank>
+void check_hierarchical_blockwise(Collective collective, Schedule (*ring)(int, std::size_t), PerRank per_rank) {
+  for_each_node_layout(*find_algorithm(collective, "hierarchical"),
+                       [&](const Schedule& s, int p, int n, std::size_t segments) {
+                         check_verified_as(s, collective, 1);
+                         CHECK(first_acknowledgement(s) == "");
+                         const std::size_t count = s.count();
+                         const auto others = static_cast<std::size_t>(p - 1);
+                         if (count > 0) per_rank(schedule_stats(s), p, count);
+                         CHECK(s.max_scratch_elems() == (count > 0 ? others * count : 0));
+                         if (segments == 0) return;
+                         const int nodes = p / n;
+                         CHECK(node_crossings(s, n) == p * (nodes - 1));
+                         CHECK(node_crossings(ring(p, count), n) == nodes * (p - 1));
+                         CHECK(schedule_stats(s).rounds == static_cast<std::size_t>((n - 1) + (nodes - 1)));
+                       });
+}
+
 // Whether nodes of n ranks over P ranks are a power of two of powers of two.
 inline bool powers_of_two(int p, int n) {
   return n > 0 && (n & (n - 1)) == 0 && ((p / n) & (p / n - 1)) == 0;

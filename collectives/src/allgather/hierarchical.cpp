@@ -32,12 +32,12 @@
 //   node      all       all       all       all      (each node: a ring of blocks {0,1}, one of {2,3})
 #include "ring_phase.hpp"
 
+#include "../topology/nodes.hpp"
+
 #include <earlybird/collectives/allgather.hpp>
 #include <earlybird/collectives/builder.hpp>
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace earlybird::coll {
@@ -67,34 +67,22 @@ class RingOfBlocks final : public detail::RingAllgatherLayout {
   std::size_t count_, first_slot_;
 };
 
-// The ranks k n + offset for k = 0 .. count - 1 (stride n), or offset ..
-// offset + count - 1 (stride 1).
-std::vector<int> ranks_from(int offset, int count, int stride) {
-  std::vector<int> ranks;
-  for (int k = 0; k < count; ++k) ranks.push_back(offset + k * stride);
-  return ranks;
-}
-
 }  // namespace
 
 Schedule allgather_hierarchical(int ranks, std::size_t count, int node_ranks) {
-  if (node_ranks < 0 || (node_ranks > 0 && ranks % node_ranks != 0))
-    throw std::invalid_argument("allgather_hierarchical: nodes of " + std::to_string(node_ranks) +
-                                " ranks do not divide the " + std::to_string(ranks) + " ranks");
-  const int n = node_ranks == 0 ? ranks : node_ranks;
-  const int nodes = ranks / n;
+  const detail::NodeLayout nodes = detail::node_layout("allgather_hierarchical", ranks, node_ranks);
   Builder b("allgather_hierarchical", ranks, count, shape_of(Collective::allgather, ranks, count));
   for (int r = 0; r < ranks; ++r)
     b.copy({r, Buffer::output, {static_cast<std::size_t>(r) * count, count}}, {r, Buffer::input, {0, count}});
-  for (int i = 0; i < n && nodes > 1; ++i) {
-    const std::vector<int> column = ranks_from(i, nodes, n);
+  for (int i = 0; i < nodes.n && nodes.nodes > 1; ++i) {
+    const std::vector<int> column = nodes.position(i);
     detail::ring_allgather_phase(b, RingOfBlocks(column, column, count, 0), column);
   }
-  for (int k = 0; k < nodes && n > 1; ++k) {
-    const std::vector<int> node = ranks_from(k * n, n, 1);
-    for (int travelling = 0; travelling < nodes; ++travelling) {
-      const auto first_slot = static_cast<std::size_t>((nodes - 1) + travelling * (n - 1));
-      detail::ring_allgather_phase(b, RingOfBlocks(node, ranks_from(travelling * n, n, 1), count, first_slot), node);
+  for (int k = 0; k < nodes.nodes && nodes.n > 1; ++k) {
+    const std::vector<int> node = nodes.node(k);
+    for (int travelling = 0; travelling < nodes.nodes; ++travelling) {
+      const auto first_slot = static_cast<std::size_t>((nodes.nodes - 1) + travelling * (nodes.n - 1));
+      detail::ring_allgather_phase(b, RingOfBlocks(node, nodes.node(travelling), count, first_slot), node);
     }
   }
   return std::move(b).finish();

@@ -42,28 +42,16 @@
 #include "group_steps.hpp"
 #include "ring_phases.hpp"
 
+#include "../topology/nodes.hpp"
+
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/partition.hpp>
 #include <earlybird/collectives/predict.hpp>
 
 #include <map>
-#include <stdexcept>
-#include <string>
 
 namespace earlybird::coll {
 namespace {
-
-std::vector<int> node_ring(int node, int n) {
-  std::vector<int> ring;
-  for (int i = 0; i < n; ++i) ring.push_back(node * n + i);
-  return ring;
-}
-
-std::vector<int> position_group(int position, int n, int nodes) {
-  std::vector<int> group;
-  for (int k = 0; k < nodes; ++k) group.push_back(k * n + position);
-  return group;
-}
 
 // The network step: the ranks at each position allreduce the chunk their
 // node phase left them, read from `input_as`. Chunks of one length share one
@@ -80,25 +68,22 @@ void network_step(Builder& b, int n, Buffer input_as, std::size_t elem_bytes, co
       known = by_length.emplace(piece.count, find_allreduce(chosen.name)->make(nodes, piece.count, AlgorithmParams{},
                                                                               elem_bytes)).first;
     }
-    detail::append_on_group(b, known->second, position_group(i, n, nodes), input_as, piece.begin);
+    detail::append_on_group(b, known->second, detail::NodeLayout{n, nodes}.position(i), input_as, piece.begin);
   }
 }
 
 }  // namespace
 
 Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t elem_bytes) {
-  const int n = node_ranks == 0 ? ranks : node_ranks;
-  if (n < 1 || ranks % n != 0)
-    throw std::invalid_argument("allreduce_hierarchical: " + std::to_string(node_ranks) +
-                                " ranks per node do not divide " + std::to_string(ranks) + " ranks");
-  const int nodes = ranks / n;
+  const detail::NodeLayout layout = detail::node_layout("allreduce_hierarchical", ranks, node_ranks);
+  const int n = layout.n, nodes = layout.nodes;
   Builder b("allreduce_hierarchical", ranks, count);
-  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_reduce_scatter_phase(b, node_ring(k, n), 0);
+  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_reduce_scatter_phase(b, layout.node(k), 0);
   b.begin_scratch_region();
   if (nodes > 1 && count > 0)
     network_step(b, n, n > 1 ? Buffer::output : Buffer::input, elem_bytes, default_profile().network.model);
   b.begin_scratch_region();
-  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_allgather_phase(b, node_ring(k, n), 0);
+  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_allgather_phase(b, layout.node(k), 0);
   b.copy_unwritten_output();  // P = 1: output = input
   return std::move(b).finish();
 }

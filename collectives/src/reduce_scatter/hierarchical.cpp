@@ -34,24 +34,17 @@
 #include "ring_phase.hpp"
 
 #include "../schedule/block_slots.hpp"
+#include "../topology/nodes.hpp"
 
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/reduce_scatter.hpp>
 
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace earlybird::coll {
 namespace {
 
 using detail::block_slot;
-
-std::vector<int> ranks_from(int first, int count, int stride) {
-  std::vector<int> ranks;
-  for (int k = 0; k < count; ++k) ranks.push_back(first + k * stride);
-  return ranks;
-}
 
 // Scratch of one rank: the node rings' partials, n - 1 slots for each node
 // k' (the last one its node sum of block k' n + t), then the network ring's
@@ -114,17 +107,14 @@ class NetworkRing final : public detail::RingReduceLayout {
 }  // namespace
 
 Schedule reduce_scatter_hierarchical(int ranks, std::size_t count, int node_ranks) {
-  if (node_ranks < 0 || (node_ranks > 0 && ranks % node_ranks != 0))
-    throw std::invalid_argument("reduce_scatter_hierarchical: nodes of " + std::to_string(node_ranks) +
-                                " ranks do not divide the " + std::to_string(ranks) + " ranks");
-  const int n = node_ranks == 0 ? ranks : node_ranks;
-  const int nodes = ranks / n;
+  const detail::NodeLayout nodes = detail::node_layout("reduce_scatter_hierarchical", ranks, node_ranks);
   Builder b("reduce_scatter_hierarchical", ranks, count, shape_of(Collective::reduce_scatter, ranks, count));
-  const Slots slots(n, nodes, count);
-  for (int k = 0; k < nodes && n > 1; ++k)
-    for (int travelling = 0; travelling < nodes; ++travelling)
-      detail::ring_reduce_scatter_phase(b, NodeRing(slots, travelling), ranks_from(k * n, n, 1));
-  for (int t = 0; t < n && nodes > 1; ++t) detail::ring_reduce_scatter_phase(b, NetworkRing(slots), ranks_from(t, nodes, n));
+  const Slots slots(nodes.n, nodes.nodes, count);
+  for (int k = 0; k < nodes.nodes && nodes.n > 1; ++k)
+    for (int travelling = 0; travelling < nodes.nodes; ++travelling)
+      detail::ring_reduce_scatter_phase(b, NodeRing(slots, travelling), nodes.node(k));
+  for (int t = 0; t < nodes.n && nodes.nodes > 1; ++t)
+    detail::ring_reduce_scatter_phase(b, NetworkRing(slots), nodes.position(t));
   if (ranks == 1) b.copy({0, Buffer::output, {0, count}}, {0, Buffer::input, {0, count}});
   return std::move(b).finish();
 }
