@@ -568,14 +568,22 @@ TEST_CASE("over simulated nodes: every PAP algorithm exact; ticket-bound orders 
     for (const std::string& algorithm : pap_algorithms())
       for (const PapCase& c : sample_cases(algorithm, {1, 1000, 100000}, seed++)) run_case(world, c, failures);
     for (const int late : {0, p - 1, n}) {
+      // A fresh world: the late rank's call is every rank's first (sequence 1).
+      SimWorld fresh(p, options);
       std::mutex mutex;
+      std::vector<Communicator> comms(static_cast<std::size_t>(p));
       std::vector<std::optional<ArrivalDecision>> seen(static_cast<std::size_t>(p));
+      CollectiveOptions chain = named("arrival_chain");
+      chain.straggler_after = std::chrono::milliseconds(1);  // call_after_the_others sees who entered
       const std::string what = "arrival_chain over nodes, late rank " + std::to_string(late);
-      run_bounded(world, failures, what, [&](int rank, Communicator& comm) {
+      run_bounded(fresh, failures, what, [&](int rank, Communicator& comm) {
+        {
+          std::lock_guard lock(mutex);
+          comms[static_cast<std::size_t>(rank)] = comm;
+        }
         auto v = make_input<std::int32_t>(rank, 5000, Op::sum);
-        if (rank == late) std::this_thread::sleep_for(std::chrono::milliseconds(30));
-        expect_sum(comm.allreduce(std::span<std::int32_t>(v), Op::sum, named("arrival_chain")), v, rank, p, what,
-                   failures);
+        if (rank == late) call_after_the_others(mutex, comms, late, 1);
+        expect_sum(comm.allreduce(std::span<std::int32_t>(v), Op::sum, chain), v, rank, p, what, failures);
         std::lock_guard lock(mutex);
         seen[static_cast<std::size_t>(rank)] = comm.last_decision();
       });

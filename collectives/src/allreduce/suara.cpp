@@ -24,7 +24,14 @@
 // better of one step of n and, for each divisor d of n, a step of d then the
 // best grid of n / d (memoised over the divisors of P); a grid of more steps
 // must predict less by more than rounding. One step (L = 1) is the flat
-// algorithm: SUARA never predicts worse than the best flat candidate.
+// algorithm: SUARA never predicts worse than the best flat candidate. A
+// rank-symmetric candidate is simulated from one rank's plan
+// (detail::predicted_group_step), the others whole; the grid is remembered
+// per (P, count, element size, model) in the process.
+//
+// Per-rank plans: AlgorithmParams::keep replays only the groups holding a
+// kept rank, each step's schedule focused on the group's kept members
+// (plan_for_rank's focused builds); the bounds are the steps' bounds added.
 //
 // Cost (Hockney), with the ring in every step and p_k = P^(1/L):
 //   2L(P^(1/L) - 1) alpha + 2L(P^(1/L) - 1)/P^(1/L) m (beta + gamma / 2)
