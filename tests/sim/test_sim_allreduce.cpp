@@ -27,15 +27,17 @@ namespace {
 
 template <class T>
 void check_allreduce(SimWorld& world, const std::string& algorithm, std::size_t count, Op op, bool in_place,
-                     Failures& failures) {
+                     Failures& failures, std::size_t segment_bytes = 0) {
   const std::string what = algorithm + " count=" + std::to_string(count) + " type=" +
                            to_string(datatype_of<T>()) + " op=" + to_string(op) +
-                           (in_place ? " in place" : "") + " P=" + std::to_string(world.size());
+                           (in_place ? " in place" : "") + " P=" + std::to_string(world.size()) +
+                           (segment_bytes ? " segments of " + std::to_string(segment_bytes) + " B" : "");
   world.run([&](int rank, Communicator& comm) {
     std::vector<T> in = make_input<T>(rank, count, op);
     std::vector<T> out(count, T{});
     CollectiveOptions options;
     options.algorithm = algorithm;
+    options.segment_bytes = segment_bytes;
     Future f = in_place ? comm.allreduce(std::span<T>(in), op, options)
                         : comm.allreduce(std::span<const T>(in), std::span<T>(out), op, options);
     wait_bounded(f, rank, what);
@@ -121,6 +123,14 @@ TEST_CASE("over simulated nodes, hierarchical and auto give the exact result for
         check_allreduce<std::uint8_t>(world, name, count, Op::bxor, in_place, failures);
         check_allreduce<std::int64_t>(world, name, count, Op::prod, !in_place, failures);
       }
+  });
+  // The hierarchical allreduce pipelined in small segments: many network
+  // allreduces per chunk, overlapping the node phases.
+  for_each_simulated_layout({{4, 2}, {6, 3}}, [](SimWorld& world, int p, Failures& failures) {
+    for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p + 1), std::size_t{10007}}) {
+      check_allreduce<std::int32_t>(world, "hierarchical", count, Op::sum, false, failures, 4096);
+      check_allreduce<double>(world, "hierarchical", count, Op::max, true, failures, 4096);
+    }
   });
   SimOptions uneven;
   uneven.ranks_per_node = 3;

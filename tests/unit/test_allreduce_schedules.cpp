@@ -15,6 +15,7 @@
 #include <vector>
 
 using namespace earlybird::coll;
+using earlybird::coll::test::for_each_node_layout;
 using earlybird::coll::test::swept_ranks;
 
 namespace {
@@ -106,7 +107,7 @@ TEST_CASE("hierarchical for every node layout that divides P, P = 1..36") {
         CAPTURE(p);
         CAPTURE(n);
         CAPTURE(count);
-        check_verified(allreduce_hierarchical(p, count, n, kElemBytes), 2);
+        check_verified(allreduce_hierarchical(p, count, n, 0, kElemBytes), 2);
       }
     }
   }
@@ -116,12 +117,59 @@ TEST_CASE("hierarchical: the network step carries 1/n of the vector from each ra
   // P = 8 as 2 nodes of 4: every rank sends (n-1)/n m in each node phase
   // and its chunk across; with a vector of 4000 elements the network step
   // moves 1000 elements per rank, each way once in a 2-rank exchange.
-  const Schedule s = allreduce_hierarchical(8, 4000, 4, kElemBytes);
+  const Schedule s = allreduce_hierarchical(8, 4000, 4, 0, kElemBytes);
   std::size_t across = 0;
   for (const Step& step : s.steps())
     if (step.is_transfer() && step.owner / 4 != step.peer() / 4) across += step.src.range.count;
   CHECK(across == 8 * 1000);
-  CHECK_THROWS_AS(allreduce_hierarchical(6, 10, 4, kElemBytes), std::invalid_argument);
+  CHECK_THROWS_AS(allreduce_hierarchical(6, 10, 4, 0, kElemBytes), std::invalid_argument);
+}
+
+namespace {
+
+// Every step `step` depends on, directly or not.
+std::vector<bool> ancestors(const Schedule& s, StepId step) {
+  std::vector<bool> seen(s.steps().size(), false);
+  std::vector<StepId> todo{step};
+  while (!todo.empty()) {
+    const StepId g = todo.back();
+    todo.pop_back();
+    for (StepId d : s.deps(g))
+      if (!seen[d]) {
+        seen[d] = true;
+        todo.push_back(d);
+      }
+  }
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("hierarchical: pipelined by segment, verified over every node layout") {
+  for_each_node_layout(*find_allreduce("hierarchical"), [](const Schedule& s, int, int, std::size_t) {
+    check_verified(s, 1);
+  });
+  // 2 nodes of 2, chunks of 14 elements in segments of 7: the first exchange
+  // across the nodes waits for its own segment's node reduction only, not
+  // for the other segment of its chunk (unsegmented it waits for both).
+  for (std::size_t segment : {std::size_t{0}, std::size_t{7}}) {
+    CAPTURE(segment);
+    const Schedule s = allreduce_hierarchical(4, 28, 2, segment, kElemBytes);
+    const auto steps = s.steps();
+    StepId first_crossing = 0;
+    while (!(steps[first_crossing].is_transfer() && steps[first_crossing].owner / 2 != steps[first_crossing].peer() / 2))
+      ++first_crossing;
+    const int owner = steps[first_crossing].owner;
+    const std::vector<bool> before = ancestors(s, first_crossing);
+    int node_reductions = 0, waited = 0;
+    for (StepId g = 0; g < first_crossing; ++g)
+      if (steps[g].kind == StepKind::reduce && steps[g].owner == owner) {
+        ++node_reductions;
+        if (before[g]) ++waited;
+      }
+    CHECK(node_reductions == (segment == 0 ? 1 : 2));
+    CHECK(waited == 1);
+  }
 }
 
 // SUARA with L = 2, 3 and 4 steps on given grids (the model picks L = 1 or 2

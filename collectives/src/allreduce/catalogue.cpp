@@ -14,6 +14,7 @@ namespace {
 constexpr std::size_t kSegmentedRingDefaultBytes = 128 * 1024;  // docs/benchmarks.md, segment sweep
 constexpr std::size_t kChainDefaultBytes = 128 * 1024;
 constexpr std::size_t kReduceBcastDefaultBytes = 512 * 1024;  // the reduce and bcast phases' default
+constexpr std::size_t kHierarchicalDefaultBytes = 256 * 1024;  // docs/benchmarks.md, hierarchical segments
 constexpr std::size_t kSortedLinearTreeDefaultBytes = 128 * 1024;  // as chain (sorted_linear_tree.cpp)
 
 // A named reduce + bcast pair; pipelined phases get the catalogue's segment.
@@ -40,7 +41,7 @@ PlanBounds suara_bounds(int p, std::size_t n, const AlgorithmParams&, std::size_
 }
 
 Schedule hierarchical(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
-  return allreduce_hierarchical(p, n, params.node_ranks, elem);
+  return allreduce_hierarchical(p, n, params.node_ranks, segment_elems(params, kHierarchicalDefaultBytes, elem), elem);
 }
 
 PlanBounds ring_bounds(int p, std::size_t n, const AlgorithmParams&, std::size_t) {
@@ -103,7 +104,7 @@ const std::array kAllreduce{
     Algorithm{"suara", true, false, 0, suara, ArrivalOrder::none, Executor::steps, suara_bounds},
     // Node-level reduce-scatter, network allreduce of the chunks, node-level
     // allgather: for communicators spanning nodes (params.node_ranks).
-    Algorithm{"hierarchical", true, false, 0, hierarchical},
+    Algorithm{"hierarchical", true, true, kHierarchicalDefaultBytes, hierarchical},
     // Arrival-ordered: virtual rank id is the id-th rank to arrive, which is
     // not rank order, so all of them need a commutative operator.
     Algorithm{"sorted_linear_tree", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree,

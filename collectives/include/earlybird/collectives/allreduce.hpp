@@ -101,9 +101,11 @@ PlanBounds allreduce_suara_bounds(int ranks, std::size_t count, std::size_t elem
 
 // Across nodes of `node_ranks` consecutive ranks each: reduce-scatter in
 // every node, allreduce of each chunk across the nodes, allgather in every
-// node (hierarchical.cpp). node_ranks = 0: one node (the ring); otherwise it
-// must divide ranks (std::invalid_argument).
-Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t elem_bytes);
+// node (hierarchical.cpp), pipelined in segments of at most segment_elems
+// elements of each chunk (0: whole chunks). node_ranks = 0: one node (the
+// ring); otherwise it must divide ranks (std::invalid_argument).
+Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems,
+                                std::size_t elem_bytes);
 
 // The catalogue's allreduce table (catalogue.hpp has the general form).
 inline std::span<const Algorithm> allreduce_algorithms() { return algorithms(Collective::allreduce); }
