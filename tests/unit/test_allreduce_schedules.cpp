@@ -149,6 +149,14 @@ TEST_CASE("hierarchical: pipelined by segment, verified over every node layout")
   for_each_node_layout(*find_allreduce("hierarchical"), [](const Schedule& s, int, int, std::size_t) {
     check_verified(s, 1);
   });
+  // One node (the ring) and one rank per node (the network algorithm) have
+  // no node phase to overlap: segments change nothing there.
+  for (int n : {0, 6, 1}) {
+    CAPTURE(n);
+    const Schedule whole = allreduce_hierarchical(6, 600, n, 0, kElemBytes);
+    const Schedule cut = allreduce_hierarchical(6, 600, n, 7, kElemBytes);
+    CHECK(cut.steps().size() == whole.steps().size());
+  }
   // 2 nodes of 2, chunks of 14 elements in segments of 7: the first exchange
   // across the nodes waits for its own segment's node reduction only, not
   // for the other segment of its chunk (unsegmented it waits for both).

@@ -39,8 +39,9 @@
 // step combine out of rank order); n must divide P (the runtime passes the
 // layout only when every node holds the same number of consecutive ranks);
 // node_ranks = 0 or P (one node) is the ring allreduce, node_ranks = 1 is the
-// network algorithm alone; the node phases are rings: 2(n-1) rounds, which
-// at many ranks per node costs latency at small sizes (auto compares);
+// network algorithm alone (both unsegmented); the node phases are rings:
+// 2(n-1) rounds, which at many ranks per node costs latency at small sizes
+// (auto compares);
 // the network algorithm is chosen under the default profile, not the
 // calibrated one; the segment size is the catalogue's default, not chosen
 // per call by the model.
@@ -106,16 +107,17 @@ Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, st
                                 std::size_t elem_bytes) {
   const detail::NodeLayout layout = detail::node_layout("allreduce_hierarchical", ranks, node_ranks);
   const int n = layout.n, nodes = layout.nodes;
+  // Segments overlap the node phases with the network step: with one node
+  // (the ring) or one rank per node (the network algorithm) there is nothing
+  // to overlap, and the phases run whole.
+  const std::size_t segment = n > 1 && nodes > 1 ? segment_elems : 0;
   Builder b("allreduce_hierarchical", ranks, count);
-  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_reduce_scatter_phase(b, layout.node(k), segment_elems);
+  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_reduce_scatter_phase(b, layout.node(k), segment);
   b.begin_scratch_region();
-  // One node per rank leaves no node phase to overlap: the network
-  // algorithm runs whole.
   if (nodes > 1 && count > 0)
-    network_step(b, n, n > 1 ? segment_elems : 0, n > 1 ? Buffer::output : Buffer::input, elem_bytes,
-                 default_profile().network.model);
+    network_step(b, n, segment, n > 1 ? Buffer::output : Buffer::input, elem_bytes, default_profile().network.model);
   b.begin_scratch_region();
-  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_allgather_phase(b, layout.node(k), segment_elems);
+  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_allgather_phase(b, layout.node(k), segment);
   b.copy_unwritten_output();  // P = 1: output = input
   return std::move(b).finish();
 }
