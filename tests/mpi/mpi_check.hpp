@@ -16,6 +16,18 @@
 
 namespace earlybird::testing {
 
+// This process's rank in `comm`, and the communicator's size.
+struct RankIn {
+  int rank = 0;
+  int size = 0;
+};
+inline RankIn rank_in(MPI_Comm comm) {
+  RankIn r;
+  MPI_Comm_rank(comm, &r.rank);
+  MPI_Comm_size(comm, &r.size);
+  return r;
+}
+
 class MpiCheck {
  public:
   explicit MpiCheck(int rank) : rank_(rank) {}

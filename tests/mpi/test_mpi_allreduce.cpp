@@ -16,6 +16,7 @@ using namespace earlybird;
 using earlybird::testing::count_wrong;
 using earlybird::testing::make_input;
 using earlybird::testing::MpiCheck;
+using earlybird::testing::rank_in;
 using earlybird::testing::mpi_op;
 using earlybird::testing::mpi_type;
 
@@ -28,10 +29,8 @@ struct Case {
 };
 
 std::string describe(const Case& c, const char* type, Op op, MPI_Comm comm) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
   return c.algorithm + " count=" + std::to_string(c.count) + " type=" + type + " op=" + to_string(op) +
-         (c.in_place ? " in-place" : "") + " P=" + std::to_string(size);
+         (c.in_place ? " in-place" : "") + " P=" + std::to_string(rank_in(comm).size);
 }
 
 template <class T>

@@ -39,6 +39,7 @@
 using namespace earlybird;
 using earlybird::testing::JobDeadline;
 using earlybird::testing::MpiCheck;
+using earlybird::testing::rank_in;
 
 namespace {
 
@@ -170,9 +171,7 @@ void check_atomics_and_reads(Transport& t, const std::string& name, MpiCheck& ch
 // 0's through `b`: each waits in one transport for an answer the other gives
 // only if its wait serves the other transport too.
 void check_crossed_waits(MPI_Comm comm, MpiCheck& check) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  const auto [rank, size] = rank_in(comm);
   if (size < 2) return;
   P2pTransport a(comm, WindowSize{8192, 8192}, std::chrono::milliseconds(3000));
   P2pTransport b(comm, WindowSize{8192, 8192}, std::chrono::milliseconds(3000));
@@ -196,9 +195,7 @@ void check_crossed_waits(MPI_Comm comm, MpiCheck& check) {
 // Then it serves again, answering that read late: rank 0's next read must
 // get its own answer, not that one.
 void check_silent_rank(MPI_Comm comm, MpiCheck& check) {
-  int rank = 0, size = 0;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  const auto [rank, size] = rank_in(comm);
   if (size < 2) return;
   P2pTransport t(comm, WindowSize{8192, 8192}, std::chrono::milliseconds(500));
   const int silent = size - 1;
@@ -253,12 +250,10 @@ void check_transport(Transport& t, const std::string& name, MpiCheck& check) {
 // The hybrid transport's segments: pairs of ranks when the whole job runs on
 // one node, the real nodes otherwise.
 int segment_color() {
-  int rank = 0, size = 0, node_size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto [rank, size] = rank_in(MPI_COMM_WORLD);
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_size(node, &node_size);
+  const int node_size = rank_in(node).size;
   MPI_Comm_free(&node);
   return node_size == size ? rank / 2 : HybridTransport::kNodeSegments;
 }
@@ -270,8 +265,7 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int code = 1;
   {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const int rank = rank_in(MPI_COMM_WORLD).rank;
     JobDeadline deadline(rank, std::chrono::seconds(120));
     MpiCheck check(rank);
     const WindowSize window{kData + 8 * kSlot, kData + 8 * kSlot};
