@@ -333,6 +333,8 @@ void add_plan_build(CLI::App& app, PlanBuildOptions& o) {
   add_sizes(*plans, o.sizes, "4M");
   add_number(*plans, "--whole-up-to", o.whole_up_to, at_least(0),
              "largest P whose whole schedule is built and projected too");
+  add_number(*plans, "--node-ranks", o.node_ranks, at_least(0),
+             "ranks per node, consecutive (the hierarchical entry's layout; must divide every P); 0: one node");
   add_csv(*plans, o);
 }
 

@@ -90,6 +90,7 @@ struct PlanBuildOptions : JobOptions {
   std::vector<std::string> algorithms;
   std::vector<std::size_t> sizes;  // bytes per rank, float32 elements
   int whole_up_to = 1024;          // largest P whose whole schedule is built too
+  int node_ranks = 0;              // ranks per node (AlgorithmParams::node_ranks); 0: one node
 };
 
 // The cost model's parameters for the level the job runs on (node: every

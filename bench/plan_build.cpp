@@ -41,14 +41,18 @@ double milliseconds(Build&& build) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-PlanRow row_for(const coll::Algorithm& algorithm, int ranks, std::size_t bytes, int whole_up_to) {
+PlanRow row_for(const coll::Algorithm& algorithm, int ranks, std::size_t bytes, const PlanBuildOptions& options) {
   const std::size_t count = bytes / kElemBytes;
+  coll::AlgorithmParams params;
+  params.node_ranks = options.node_ranks;
   PlanRow row{ranks, std::string(algorithm.name), bytes, 0, 0, 0, -1};
-  row.first_ms = milliseconds([&] { row.steps = coll::plan_for_rank(algorithm, ranks, count, {}, kElemBytes, 0).steps.size(); });
+  row.first_ms = milliseconds(
+      [&] { row.steps = coll::plan_for_rank(algorithm, ranks, count, params, kElemBytes, 0).steps.size(); });
   for (int rank : {ranks / 2, ranks - 1})
-    row.rank_ms = std::max(row.rank_ms, milliseconds([&] { coll::plan_for_rank(algorithm, ranks, count, {}, kElemBytes, rank); }));
-  if (ranks <= whole_up_to)
-    row.whole_ms = milliseconds([&] { coll::project(algorithm.make(ranks, count, {}, kElemBytes), 0); });
+    row.rank_ms = std::max(
+        row.rank_ms, milliseconds([&] { coll::plan_for_rank(algorithm, ranks, count, params, kElemBytes, rank); }));
+  if (ranks <= options.whole_up_to)
+    row.whole_ms = milliseconds([&] { coll::project(algorithm.make(ranks, count, params, kElemBytes), 0); });
   return row;
 }
 
@@ -70,7 +74,7 @@ int run_plan_build(const PlanBuildOptions& options) {
         return 1;
       }
       for (std::size_t bytes : options.sizes) {
-        rows.push_back(row_for(*algorithm, ranks, bytes, options.whole_up_to));
+        rows.push_back(row_for(*algorithm, ranks, bytes, options));
         const PlanRow& r = rows.back();
         std::printf("| %d | %s | %s | %zu | %s | %s | %s |\n", r.ranks, r.algorithm.c_str(),
                     format_bytes(r.bytes).c_str(), r.steps, milliseconds_text(r.first_ms).c_str(),

@@ -56,14 +56,15 @@ std::vector<int> every_rank(int p) {
 
 }  // namespace
 
-TEST_CASE("the entries that plan per rank: the ring family, recursive doubling, Rabenseifner, SUARA") {
+TEST_CASE("the entries that plan per rank: the ring family, recursive doubling, Rabenseifner, SUARA, hierarchical") {
   std::vector<std::string> names;
   std::vector<std::string> written;  // directly, without the Builder
   for (const Algorithm* a : entries_with_bounds()) {
     names.emplace_back(a->name);
     if (a->plan) written.emplace_back(a->name);
   }
-  CHECK(names == std::vector<std::string>{"ring", "segmented_ring", "recursive_doubling", "rabenseifner", "suara"});
+  CHECK(names == std::vector<std::string>{"ring", "segmented_ring", "recursive_doubling", "rabenseifner", "suara",
+                                          "hierarchical"});
   CHECK(written == std::vector<std::string>{"ring", "segmented_ring"});
 }
 
@@ -96,15 +97,39 @@ TEST_CASE("large P: per-rank plans equal the projection, P in {100, 257, 1024}, 
   for (const Algorithm* a : entries_with_bounds())
     for (int p : {100, 257, 1024}) {
       // The whole ring at P = 1024 has 4P(P - 1) steps for count >= P: keep
-      // the count below P there (empty chunks drop their steps).
+      // the count below P there (empty chunks drop their steps). Without
+      // nodes the hierarchical entry is the ring.
       const std::string_view name = a->name;
-      const bool ring = name == "ring" || name == "segmented_ring";
+      const bool ring = name == "ring" || name == "segmented_ring" || name == "hierarchical";
       const auto n = static_cast<std::size_t>(p);
       // SUARA's grid choice simulates rings of up to 1024 ranks: whole ones
       // (4n(n - 1) steps) unless n divides the count (suara.cpp).
       const std::size_t count = ring && p > 257 ? n / 3 : name == "suara" && p == 1024 ? 4 * n : 3 * n + 1;
       check_rank_plans(*a, p, count, {}, {0, 1, 2, p / 2 - 1, p / 2, p - 2, p - 1, (p * 7) / 13});
     }
+}
+
+// Over nodes (AlgorithmParams::node_ranks): the hierarchical entry's node
+// phases, its network step in segments, and the network algorithm alone.
+TEST_CASE("hierarchical over nodes: per-rank plans equal the projection, bounds cover the maxima") {
+  const Algorithm& hierarchical = *find_allreduce("hierarchical");
+  for (auto [p, n] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 4}, {9, 3}, {12, 4}, {8, 1}, {12, 12}})
+    for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) - 1, std::size_t{100}, std::size_t{1001}})
+      for (std::size_t segment : {std::size_t{0}, std::size_t{3}, std::size_t{40}}) {
+        CAPTURE(n);
+        AlgorithmParams params;
+        params.node_ranks = n;
+        params.segment_elems = segment;
+        check_rank_plans(hierarchical, p, count, params, every_rank(p));
+      }
+  // Many nodes: 64 nodes of 4 and 32 of 8, sampled ranks.
+  for (auto [p, n] : {std::pair{256, 4}, {256, 8}}) {
+    CAPTURE(n);
+    AlgorithmParams params;
+    params.node_ranks = n;
+    params.segment_elems = 50;
+    check_rank_plans(hierarchical, p, 3 * static_cast<std::size_t>(p) + 1, params, {0, 1, n - 1, n, p / 2, p - 1});
+  }
 }
 
 TEST_CASE("where P divides the count, the scratch bound is the exact maximum (batches as before)") {

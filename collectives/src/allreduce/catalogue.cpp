@@ -41,7 +41,12 @@ PlanBounds suara_bounds(int p, std::size_t n, const AlgorithmParams&, std::size_
 }
 
 Schedule hierarchical(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
-  return allreduce_hierarchical(p, n, params.node_ranks, segment_elems(params, kHierarchicalDefaultBytes, elem), elem);
+  return allreduce_hierarchical(p, n, params.node_ranks, segment_elems(params, kHierarchicalDefaultBytes, elem), elem,
+                                params.keep);
+}
+PlanBounds hierarchical_bounds(int p, std::size_t n, const AlgorithmParams& params, std::size_t elem) {
+  return allreduce_hierarchical_bounds(p, n, params.node_ranks, segment_elems(params, kHierarchicalDefaultBytes, elem),
+                                       elem);
 }
 
 PlanBounds ring_bounds(int p, std::size_t n, const AlgorithmParams&, std::size_t) {
@@ -104,7 +109,8 @@ const std::array kAllreduce{
     Algorithm{"suara", true, false, 0, suara, ArrivalOrder::none, Executor::steps, suara_bounds},
     // Node-level reduce-scatter, network allreduce of the chunks, node-level
     // allgather: for communicators spanning nodes (params.node_ranks).
-    Algorithm{"hierarchical", true, true, kHierarchicalDefaultBytes, hierarchical},
+    Algorithm{"hierarchical", true, true, kHierarchicalDefaultBytes, hierarchical, ArrivalOrder::none, Executor::steps,
+              hierarchical_bounds},
     // Arrival-ordered: virtual rank id is the id-th rank to arrive, which is
     // not rank order, so all of them need a commutative operator.
     Algorithm{"sorted_linear_tree", true, true, kSortedLinearTreeDefaultBytes, sorted_linear_tree,

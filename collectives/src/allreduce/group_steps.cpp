@@ -1,4 +1,5 @@
 #include "group_steps.hpp"
+#include "../schedule/remembered.hpp"
 
 #include <earlybird/collectives/allreduce.hpp>
 #include <earlybird/collectives/plan.hpp>
@@ -34,6 +35,12 @@ void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& gr
   }
 }
 
+bool keeps_any(const Builder& b, const std::vector<int>& group) {
+  for (int r : group)
+    if (b.keeps(r)) return true;
+  return false;
+}
+
 bool predicted_from_one_rank(std::string_view name, int ranks, std::size_t count, const CostModel& model) {
   if (model.node_ranks > 0 || model.cores > 0 || ranks < 2) return false;
   const bool divides = count % static_cast<std::size_t>(ranks) == 0;
@@ -55,12 +62,21 @@ double predicted_group_step(std::string_view name, int ranks, std::size_t count,
 
 GroupAlgorithm fastest_group_algorithm(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model) {
   if (ranks == 1) return {};
-  GroupAlgorithm best{{}, std::numeric_limits<double>::max()};
-  for (std::string_view name : suara_step_candidates(ranks)) {
-    const double t = predicted_group_step(name, ranks, count, elem_bytes, model);
-    if (t < best.predicted_s) best = {name, t};
-  }
-  return best;
+  struct Key {
+    int ranks;
+    std::size_t count, elem_bytes;
+    CostModel model;
+    auto operator<=>(const Key&) const = default;
+  };
+  static Remembered<Key, GroupAlgorithm> chosen(std::size_t{1} << 12);
+  return chosen.get({ranks, count, elem_bytes, model}, [&] {
+    GroupAlgorithm best{{}, std::numeric_limits<double>::max()};
+    for (std::string_view name : suara_step_candidates(ranks)) {
+      const double t = predicted_group_step(name, ranks, count, elem_bytes, model);
+      if (t < best.predicted_s) best = {name, t};
+    }
+    return best;
+  });
 }
 
 }  // namespace earlybird::coll::detail

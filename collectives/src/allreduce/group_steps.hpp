@@ -20,6 +20,10 @@ namespace earlybird::coll::detail {
 void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& group, Buffer input_as,
                      std::size_t offset = 0);
 
+// Whether a focused build (Builder::keep_only) keeps any rank of `group`:
+// where none, a composing generator skips the group's steps.
+bool keeps_any(const Builder& b, const std::vector<int>& group);
+
 // Whether the candidate `name` (suara_step_candidates) is rank-symmetric at
 // (ranks, count) under `model`: every rank runs the same timeline, so the
 // simulator run on one rank's plan (simulate_symmetric) predicts exactly what
@@ -39,7 +43,8 @@ struct GroupAlgorithm {
   double predicted_s = 0;
 };
 // The flat allreduce (suara_step_candidates) the schedule simulator predicts
-// fastest for `ranks` ranks and `count` elements under `model`.
+// fastest for `ranks` ranks and `count` elements under `model`; remembered
+// per process (detail::Remembered).
 GroupAlgorithm fastest_group_algorithm(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model);
 
 }  // namespace earlybird::coll::detail

@@ -68,58 +68,136 @@
 namespace earlybird::coll {
 namespace {
 
-// The network step: the ranks at each position allreduce the chunk their
-// node phase left them, read from `input_as`, one segment at a time. Each
-// segment's exchanges get a scratch region of their own, so a later segment
-// never waits for an earlier one's slots. Pieces of one length share one
-// schedule (balanced chunks cut into segments have at most four lengths).
-void network_step(Builder& b, int n, std::size_t segment_elems, Buffer input_as, std::size_t elem_bytes,
-                  const CostModel& model) {
-  const detail::NodeLayout layout{n, b.ranks() / n};
-  std::vector<std::vector<Range>> pieces;  // per position, its chunk's segments
-  std::size_t most = 0;
-  for (int i = 0; i < n; ++i) {
-    pieces.push_back(segments(chunk(b.count(), n, detail::ring_reduced_chunk(i, n)), segment_elems));
-    most = std::max(most, pieces.back().size());
-  }
-  std::map<std::size_t, Schedule> by_length;
-  auto schedule_for = [&](std::size_t length) -> const Schedule& {
-    auto known = by_length.find(length);
-    if (known != by_length.end()) return known->second;
-    const auto chosen = detail::fastest_group_algorithm(layout.nodes, length, elem_bytes, model);
-    return by_length
-        .emplace(length, find_allreduce(chosen.name)->make(layout.nodes, length, AlgorithmParams{}, elem_bytes))
-        .first->second;
-  };
-  for (std::size_t s = 0; s < most; ++s) {
+// The network step's pieces and their schedules: position i's chunk cut into
+// segments; segment s of every position runs in one scratch region. Pieces of
+// one length share one schedule (balanced chunks cut into segments have at
+// most four lengths), the flat algorithm the schedule simulator predicts
+// fastest for the nodes and that length under the default profile's network
+// level.
+class NetworkStep {
+ public:
+  NetworkStep(int ranks, std::size_t count, int n, std::size_t segment_elems, std::size_t elem_bytes)
+      : layout_{n, ranks / n}, elem_bytes_(elem_bytes) {
     for (int i = 0; i < n; ++i) {
-      const auto& mine = pieces[static_cast<std::size_t>(i)];
-      if (s >= mine.size()) continue;
-      detail::append_on_group(b, schedule_for(mine[s].count), layout.position(i), input_as, mine[s].begin);
+      pieces_.push_back(segments(chunk(count, n, detail::ring_reduced_chunk(i, n)), segment_elems));
+      rounds_ = std::max(rounds_, pieces_.back().size());
+    }
+  }
+  const detail::NodeLayout& layout() const { return layout_; }
+  std::size_t rounds() const { return rounds_; }
+  // Position i's piece in round s; empty where its chunk has fewer segments.
+  Range piece(int i, std::size_t s) const {
+    const auto& mine = pieces_[static_cast<std::size_t>(i)];
+    return s < mine.size() ? mine[s] : Range{};
+  }
+  // The schedule for a piece of `length` elements, focused on the group's
+  // members `keep` (virtual ranks, Builder::keep_only; empty: every one).
+  const Schedule& schedule_for(std::size_t length, const std::vector<int>& keep = {}) {
+    auto known = made_.find({length, keep});
+    if (known != made_.end()) return known->second;
+    const auto chosen =
+        detail::fastest_group_algorithm(layout_.nodes, length, elem_bytes_, default_profile().network.model);
+    AlgorithmParams params;
+    params.keep = keep;
+    return made_.emplace(std::pair{length, keep},
+                         find_allreduce(chosen.name)->make(layout_.nodes, length, params, elem_bytes_))
+        .first->second;
+  }
+
+ private:
+  detail::NodeLayout layout_;
+  std::size_t elem_bytes_;
+  std::vector<std::vector<Range>> pieces_;  // per position
+  std::size_t rounds_ = 0;
+  std::map<std::pair<std::size_t, std::vector<int>>, Schedule> made_;
+};
+
+// The members of `group` a focused build keeps, as the group's virtual ranks;
+// empty when it keeps them all.
+std::vector<int> kept_members(const Builder& b, const std::vector<int>& group) {
+  std::vector<int> kept;
+  for (std::size_t k = 0; k < group.size(); ++k)
+    if (b.keeps(group[k])) kept.push_back(static_cast<int>(k));
+  if (kept.size() == group.size()) kept.clear();
+  return kept;
+}
+
+// The network step: the ranks at each position allreduce the chunk their
+// node phase left them, read from `input_as`, one segment at a time, each
+// round in a scratch region of its own, so a later segment never waits for
+// an earlier one's slots. A focused build (Builder::keep_only) skips the
+// groups without a kept rank and replays the others' schedules focused on
+// their kept members.
+void network_step(Builder& b, NetworkStep& step, Buffer input_as) {
+  for (std::size_t s = 0; s < step.rounds(); ++s) {
+    for (int i = 0; i < step.layout().n; ++i) {
+      const Range piece = step.piece(i, s);
+      const std::vector<int> group = step.layout().position(i);
+      if (piece.empty() || !detail::keeps_any(b, group)) continue;
+      detail::append_on_group(b, step.schedule_for(piece.count, kept_members(b, group)), group, input_as,
+                              piece.begin);
     }
     b.begin_scratch_region();
   }
 }
 
+// Segments overlap the node phases with the network step: with one node
+// (the ring) or one rank per node (the network algorithm) there is nothing
+// to overlap, and the phases run whole.
+std::size_t overlapped_segment(const detail::NodeLayout& layout, std::size_t segment_elems) {
+  return layout.n > 1 && layout.nodes > 1 ? segment_elems : 0;
+}
+
 }  // namespace
 
 Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems,
-                                std::size_t elem_bytes) {
+                                std::size_t elem_bytes, const std::vector<int>& keep) {
   const detail::NodeLayout layout = detail::node_layout("allreduce_hierarchical", ranks, node_ranks);
   const int n = layout.n, nodes = layout.nodes;
-  // Segments overlap the node phases with the network step: with one node
-  // (the ring) or one rank per node (the network algorithm) there is nothing
-  // to overlap, and the phases run whole.
-  const std::size_t segment = n > 1 && nodes > 1 ? segment_elems : 0;
+  const std::size_t segment = overlapped_segment(layout, segment_elems);
   Builder b("allreduce_hierarchical", ranks, count);
-  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_reduce_scatter_phase(b, layout.node(k), segment);
+  b.keep_only(keep);
+  auto node_phase = [&](auto phase) {
+    for (int k = 0; k < nodes && n > 1; ++k)
+      if (const std::vector<int> node = layout.node(k); detail::keeps_any(b, node)) phase(b, node, segment);
+  };
+  node_phase(detail::ring_reduce_scatter_phase);
   b.begin_scratch_region();
-  if (nodes > 1 && count > 0)
-    network_step(b, n, segment, n > 1 ? Buffer::output : Buffer::input, elem_bytes, default_profile().network.model);
+  if (nodes > 1 && count > 0) {
+    NetworkStep step(ranks, count, n, segment, elem_bytes);
+    network_step(b, step, n > 1 ? Buffer::output : Buffer::input);
+  }
   b.begin_scratch_region();
-  for (int k = 0; k < nodes && n > 1; ++k) detail::ring_allgather_phase(b, layout.node(k), segment);
+  node_phase(detail::ring_allgather_phase);
   b.copy_unwritten_output();  // P = 1: output = input
   return std::move(b).finish();
+}
+
+// Per rank: the node phases' 2(n - 1) chunk slots (each segment of a chunk
+// one flag), then for each round of the network step the most any group's
+// schedule uses (the schedules' own maxima, added over the rounds).
+PlanBounds allreduce_hierarchical_bounds(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems,
+                                         std::size_t elem_bytes) {
+  const detail::NodeLayout layout = detail::node_layout("allreduce_hierarchical", ranks, node_ranks);
+  if (count == 0 || ranks == 1) return {};
+  const std::size_t segment = overlapped_segment(layout, segment_elems);
+  PlanBounds sum;
+  if (layout.n > 1) sum = allreduce_ring_bounds(layout.n, count, segment);
+  if (layout.nodes == 1) return sum;
+  NetworkStep step(ranks, count, layout.n, segment, elem_bytes);
+  for (std::size_t s = 0; s < step.rounds(); ++s) {
+    PlanBounds most;
+    for (int i = 0; i < layout.n; ++i) {
+      const Range piece = step.piece(i, s);
+      if (piece.empty()) continue;
+      const Schedule& network = step.schedule_for(piece.count);
+      most.scratch_elems = std::max(most.scratch_elems, network.max_scratch_elems());
+      most.flags = std::max(most.flags, network.max_flag_count());
+    }
+    sum.scratch_elems += most.scratch_elems;
+    sum.flags += most.flags;
+  }
+  return sum;
 }
 
 }  // namespace earlybird::coll

@@ -84,12 +84,6 @@ Schedule step_schedule(const Builder& b, const SuaraStep& step, const std::vecto
   return find_allreduce(step.algorithm)->make(step.size, count, params, elem_bytes);
 }
 
-bool keeps_any(const Builder& b, const std::vector<int>& group) {
-  for (int r : group)
-    if (b.keeps(r)) return true;
-  return false;
-}
-
 // Every group of one step: `size` ranks `stride` apart, one group per base
 // rank whose coordinate at this step is 0. A whole build makes the step's
 // schedule once; a focused one makes it per group holding a kept rank.
@@ -101,7 +95,7 @@ void append_step(Builder& b, const SuaraStep& step, int stride, Buffer input_as,
     if ((base / stride) % step.size != 0) continue;
     std::vector<int> group;
     for (int k = 0; k < step.size; ++k) group.push_back(base + k * stride);
-    if (!keeps_any(b, group)) continue;
+    if (!detail::keeps_any(b, group)) continue;
     if (whole) {
       if (!shared) shared = step_schedule(b, step, group, count, elem_bytes);
       detail::append_on_group(b, *shared, group, input_as);

@@ -103,9 +103,16 @@ PlanBounds allreduce_suara_bounds(int ranks, std::size_t count, std::size_t elem
 // every node, allreduce of each chunk across the nodes, allgather in every
 // node (hierarchical.cpp), pipelined in segments of at most segment_elems
 // elements of each chunk (0: whole chunks). node_ranks = 0: one node (the
-// ring); otherwise it must divide ranks (std::invalid_argument).
+// ring); otherwise it must divide ranks (std::invalid_argument). `keep`: only
+// the steps touching these ranks' memory (Builder::keep_only); empty: the
+// whole schedule.
 Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems,
-                                std::size_t elem_bytes);
+                                std::size_t elem_bytes, const std::vector<int>& keep = {});
+// Upper bounds of its maxima (Algorithm::bounds): the node phases' ring
+// slots and, per round of the network step, the most any group's schedule
+// uses.
+PlanBounds allreduce_hierarchical_bounds(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems,
+                                         std::size_t elem_bytes);
 
 // The catalogue's allreduce table (catalogue.hpp has the general form).
 inline std::span<const Algorithm> allreduce_algorithms() { return algorithms(Collective::allreduce); }
