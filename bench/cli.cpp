@@ -325,11 +325,15 @@ void add_plan_build(CLI::App& app, PlanBuildOptions& o) {
       "plans",
       "one rank's plan-building time (no MPI, no mpirun): plan_for_rank for ranks 0, P/2 and P-1, and the whole "
       "schedule's build and projection beside it up to --whole-up-to ranks, as a markdown table");
+  plans->add_option("--collective", o.collective, "the collective")
+      ->check(CLI::IsMember(collective_names()))
+      ->capture_default_str();
   add_parsed(*plans, "--ranks", o.ranks, [](const std::string& text) {
     return parse_numbers<int>(text, "P", 1, 1 << 20);
   }, "1024,4096,16384", "LIST", "P values");
   add_list(*plans, "--algorithms", o.algorithms, "ring,segmented_ring,recursive_doubling,rabenseifner",
-           "allreduce names from " + coll::algorithm_names(coll::Collective::allreduce));
+           "names from the collective's catalogue (allreduce: " + coll::algorithm_names(coll::Collective::allreduce) +
+               ")");
   add_sizes(*plans, o.sizes, "4M");
   add_number(*plans, "--whole-up-to", o.whole_up_to, at_least(0),
              "largest P whose whole schedule is built and projected too");

@@ -86,6 +86,7 @@ struct SuaraTableOptions : JobOptions {
 // How long one rank takes to build its plan (plan_for_rank) at large P, and
 // the whole schedule's build beside it where that is feasible (no MPI).
 struct PlanBuildOptions : JobOptions {
+  std::string collective = "allreduce";
   std::vector<int> ranks;
   std::vector<std::string> algorithms;
   std::vector<std::size_t> sizes;  // bytes per rank, float32 elements

@@ -1,5 +1,7 @@
 // eb-bench plans: how long one rank takes to build its plan (no MPI, no
-// mpirun). For every P, algorithm and size: plan_for_rank for a few sampled
+// mpirun), for one collective (--collective, allreduce by default; sizes
+// are per rank, per block for allgather and reduce-scatter). For every P,
+// algorithm and size: plan_for_rank for a few sampled
 // ranks (the entries with bounds build only the rank's neighbourhood; the
 // others the whole schedule), and up to --whole-up-to ranks the old way
 // beside it: the whole schedule, then its projection onto rank 0. The first
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "collective_table.hpp"
 #include "format.hpp"
 #include "jobs.hpp"
 
@@ -67,10 +70,11 @@ int run_plan_build(const PlanBuildOptions& options) {
               "|---|---|---|---|---|---|---|\n");
   for (int ranks : options.ranks)
     for (const std::string& name : options.algorithms) {
-      const coll::Algorithm* algorithm = coll::find_algorithm(coll::Collective::allreduce, name);
+      const coll::Collective collective = collective_spec(options.collective).kind;
+      const coll::Algorithm* algorithm = coll::find_algorithm(collective, name);
       if (!algorithm) {
-        std::fprintf(stderr, "eb-bench plans: no allreduce algorithm '%s' (%s)\n", name.c_str(),
-                     coll::algorithm_names(coll::Collective::allreduce).c_str());
+        std::fprintf(stderr, "eb-bench plans: no %s algorithm '%s' (%s)\n", options.collective.c_str(), name.c_str(),
+                     coll::algorithm_names(collective).c_str());
         return 1;
       }
       for (std::size_t bytes : options.sizes) {

@@ -16,11 +16,22 @@ using namespace earlybird::coll;
 
 namespace {
 
+// Every collective's entries with bounds.
 std::vector<const Algorithm*> entries_with_bounds() {
   std::vector<const Algorithm*> out;
-  for (const Algorithm& a : allreduce_catalogue())
-    if (a.bounds) out.push_back(&a);
+  for (Collective c : kCollectives)
+    for (const Algorithm& a : algorithms(c))
+      if (a.bounds) out.push_back(&a);
   return out;
+}
+
+// Whether the entry, without a node layout, builds a ring over every rank
+// (4P(P - 1) steps for the allreduce ring, P(P - 1) transfers for the
+// blockwise ones and bcast's scatter-allgather): the large-P cases keep its
+// whole schedule small.
+bool ring_over_every_rank(const Algorithm& a) {
+  const std::string_view name = a.name;
+  return name == "ring" || name == "segmented_ring" || name == "hierarchical" || name == "scatter_allgather";
 }
 
 // Checks the plans of `ranks_to_check` against the whole schedule, and the
@@ -56,16 +67,21 @@ std::vector<int> every_rank(int p) {
 
 }  // namespace
 
-TEST_CASE("the entries that plan per rank: the ring family, recursive doubling, Rabenseifner, SUARA, hierarchical") {
+TEST_CASE("the entries that plan per rank: allreduce's ring family, recursive doubling, Rabenseifner, SUARA, "
+          "hierarchical; bcast's scatter-allgather; allgather's and reduce-scatter's ring and hierarchical") {
   std::vector<std::string> names;
   std::vector<std::string> written;  // directly, without the Builder
-  for (const Algorithm* a : entries_with_bounds()) {
-    names.emplace_back(a->name);
-    if (a->plan) written.emplace_back(a->name);
-  }
-  CHECK(names == std::vector<std::string>{"ring", "segmented_ring", "recursive_doubling", "rabenseifner", "suara",
-                                          "hierarchical"});
-  CHECK(written == std::vector<std::string>{"ring", "segmented_ring"});
+  for (Collective c : kCollectives)
+    for (const Algorithm& a : algorithms(c)) {
+      const std::string name = std::string(to_string(c)) + ":" + std::string(a.name);
+      if (a.bounds) names.push_back(name);
+      if (a.plan) written.push_back(name);
+    }
+  CHECK(names == std::vector<std::string>{"allreduce:ring", "allreduce:segmented_ring", "allreduce:recursive_doubling",
+                                          "allreduce:rabenseifner", "allreduce:suara", "allreduce:hierarchical",
+                                          "bcast:scatter_allgather", "allgather:ring", "allgather:hierarchical", "reduce_scatter:ring",
+                                          "reduce_scatter:hierarchical"});
+  CHECK(written == std::vector<std::string>{"allreduce:ring", "allreduce:segmented_ring"});
 }
 
 TEST_CASE("a directly written plan names its algorithm and leaves the maxima to the bounds") {
@@ -96,11 +112,14 @@ TEST_CASE("per-rank plans equal the projection of the whole schedule, P = 1..24,
 TEST_CASE("large P: per-rank plans equal the projection, P in {100, 257, 1024}, sampled ranks") {
   for (const Algorithm* a : entries_with_bounds())
     for (int p : {100, 257, 1024}) {
-      // The whole ring at P = 1024 has 4P(P - 1) steps for count >= P: keep
-      // the count below P there (empty chunks drop their steps). Without
-      // nodes the hierarchical entry is the ring.
+      // The whole allreduce ring at P = 1024 has 4P(P - 1) steps for count
+      // >= P: keep the count below P there (empty chunks drop their steps).
+      // Without nodes the hierarchical entries are rings. A blockwise ring
+      // moves every block whatever the count: P = 1024 is left to the
+      // benchmark (eb-bench plans).
       const std::string_view name = a->name;
-      const bool ring = name == "ring" || name == "segmented_ring" || name == "hierarchical";
+      const bool ring = ring_over_every_rank(*a);
+      if (ring && p > 257 && find_algorithm(Collective::allreduce, name) != a) continue;
       const auto n = static_cast<std::size_t>(p);
       // SUARA's grid choice simulates rings of up to 1024 ranks: whole ones
       // (4n(n - 1) steps) unless n divides the count (suara.cpp).
@@ -109,26 +128,30 @@ TEST_CASE("large P: per-rank plans equal the projection, P in {100, 257, 1024}, 
     }
 }
 
-// Over nodes (AlgorithmParams::node_ranks): the hierarchical entry's node
-// phases, its network step in segments, and the network algorithm alone.
+// Over nodes (AlgorithmParams::node_ranks): the hierarchical entries' node
+// and network phases (the allreduce's network step in segments), and with
+// one rank per node the network phase alone.
 TEST_CASE("hierarchical over nodes: per-rank plans equal the projection, bounds cover the maxima") {
-  const Algorithm& hierarchical = *find_allreduce("hierarchical");
-  for (auto [p, n] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 4}, {9, 3}, {12, 4}, {8, 1}, {12, 12}})
-    for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) - 1, std::size_t{100}, std::size_t{1001}})
-      for (std::size_t segment : {std::size_t{0}, std::size_t{3}, std::size_t{40}}) {
-        CAPTURE(n);
-        AlgorithmParams params;
-        params.node_ranks = n;
-        params.segment_elems = segment;
-        check_rank_plans(hierarchical, p, count, params, every_rank(p));
-      }
-  // Many nodes: 64 nodes of 4 and 32 of 8, sampled ranks.
-  for (auto [p, n] : {std::pair{256, 4}, {256, 8}}) {
-    CAPTURE(n);
-    AlgorithmParams params;
-    params.node_ranks = n;
-    params.segment_elems = 50;
-    check_rank_plans(hierarchical, p, 3 * static_cast<std::size_t>(p) + 1, params, {0, 1, n - 1, n, p / 2, p - 1});
+  for (Collective c : {Collective::allreduce, Collective::allgather, Collective::reduce_scatter}) {
+    const Algorithm& hierarchical = *find_algorithm(c, "hierarchical");
+    CAPTURE(to_string(c));
+    for (auto [p, n] : {std::pair{4, 2}, {6, 2}, {6, 3}, {8, 4}, {9, 3}, {12, 4}, {8, 1}, {12, 12}})
+      for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) - 1, std::size_t{100}, std::size_t{1001}})
+        for (std::size_t segment : {std::size_t{0}, std::size_t{3}, std::size_t{40}}) {
+          CAPTURE(n);
+          AlgorithmParams params;
+          params.node_ranks = n;
+          params.segment_elems = segment;
+          check_rank_plans(hierarchical, p, count, params, every_rank(p));
+        }
+    // Many nodes: 64 nodes of 4 and 32 of 8, sampled ranks.
+    for (auto [p, n] : {std::pair{256, 4}, {256, 8}}) {
+      CAPTURE(n);
+      AlgorithmParams params;
+      params.node_ranks = n;
+      params.segment_elems = 50;
+      check_rank_plans(hierarchical, p, 3 * static_cast<std::size_t>(p) + 1, params, {0, 1, n - 1, n, p / 2, p - 1});
+    }
   }
 }
 

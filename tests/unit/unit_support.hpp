@@ -240,7 +240,8 @@ void for_each_node_layout(const Algorithm& algorithm, Check check) {
 // against the flat `ring`'s N (P - 1) and (n - 1) + (N - 1) rounds. Then
 // per_rank(stats, p, count) checks each rank's figures (count > 0).
 template <class PerRank>
-void check_hierarchical_blockwise(Collective collective, Schedule (*ring)(int, std::size_t), PerRank per_rank) {
+void check_hierarchical_blockwise(Collective collective, Schedule (*ring)(int, std::size_t, const std::vector<int>&),
+                                  PerRank per_rank) {
   for_each_node_layout(*find_algorithm(collective, "hierarchical"),
                        [&](const Schedule& s, int p, int n, std::size_t segments) {
                          check_verified_as(s, collective, 1);
@@ -252,7 +253,7 @@ void check_hierarchical_blockwise(Collective collective, Schedule (*ring)(int, s
                          if (segments == 0) return;
                          const int nodes = p / n;
                          CHECK(node_crossings(s, n) == p * (nodes - 1));
-                         CHECK(node_crossings(ring(p, count), n) == nodes * (p - 1));
+                         CHECK(node_crossings(ring(p, count, {}), n) == nodes * (p - 1));
                          CHECK(schedule_stats(s).rounds == static_cast<std::size_t>((n - 1) + (nodes - 1)));
                        });
 }

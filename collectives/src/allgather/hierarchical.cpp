@@ -23,7 +23,9 @@
 // n = 0 or P (one node) and n = 1 are the ring with its steps in another
 // order. Scratch: P - 1 blocks per rank, each landing its own slot, never
 // reused (no acknowledgement flags). A rank first copies its input into its
-// output block, so an in-place call needs nothing special.
+// output block, so an in-place call needs nothing special. Planned per rank
+// (AlgorithmParams::keep: rings without a kept rank are skipped), with the
+// ring's bounds (P - 1 slots and flags).
 //
 // State for P = 4, n = 2 (nodes {0,1}, {2,3}; blocks each rank holds):
 //   phase     rank 0    rank 1    rank 2    rank 3
@@ -46,10 +48,16 @@ namespace {
 // One ring's blocks: block j starts on ring[j] and ends at the output block
 // of rank owners[j]; a rank receives the block of its round k into scratch
 // slot first_slot + k (every ring of a rank its own slots).
+// `ring` is one of NodeLayout's runs (a node, or a node position): evenly
+// spaced ranks, so a rank's place in it is (rank - first) / stride.
 class RingOfBlocks final : public detail::RingAllgatherLayout {
  public:
   RingOfBlocks(std::vector<int> ring, std::vector<int> owners, std::size_t count, std::size_t first_slot)
-      : ring_(std::move(ring)), owners_(std::move(owners)), count_(count), first_slot_(first_slot) {}
+      : ring_(std::move(ring)),
+        owners_(std::move(owners)),
+        count_(count),
+        first_slot_(first_slot),
+        stride_(ring_.size() > 1 ? ring_[1] - ring_[0] : 1) {}
   Range block(int j) const override {
     return {static_cast<std::size_t>(owners_[static_cast<std::size_t>(j)]) * count_, count_};
   }
@@ -57,7 +65,7 @@ class RingOfBlocks final : public detail::RingAllgatherLayout {
   Slot origin(int rank, int j) const override { return {rank, Buffer::output, block(j)}; }
   Slot landing(int rank, int j) const override {
     const int m = static_cast<int>(ring_.size());
-    const int q = static_cast<int>(std::find(ring_.begin(), ring_.end(), rank) - ring_.begin());
+    const int q = (rank - ring_[0]) / stride_;
     const auto round = static_cast<std::size_t>((q - 1 - j + 2 * m) % m);
     return {rank, Buffer::scratch, {(first_slot_ + round) * count_, count_}};
   }
@@ -65,21 +73,24 @@ class RingOfBlocks final : public detail::RingAllgatherLayout {
  private:
   std::vector<int> ring_, owners_;
   std::size_t count_, first_slot_;
+  int stride_;
 };
 
 }  // namespace
 
-Schedule allgather_hierarchical(int ranks, std::size_t count, int node_ranks) {
+Schedule allgather_hierarchical(int ranks, std::size_t count, int node_ranks, const std::vector<int>& keep) {
   const detail::NodeLayout nodes = detail::node_layout("allgather_hierarchical", ranks, node_ranks);
   Builder b("allgather_hierarchical", ranks, count, shape_of(Collective::allgather, ranks, count));
+  b.keep_only(keep);
   for (int r = 0; r < ranks; ++r)
     b.copy({r, Buffer::output, {static_cast<std::size_t>(r) * count, count}}, {r, Buffer::input, {0, count}});
   for (int i = 0; i < nodes.n && nodes.nodes > 1; ++i) {
     const std::vector<int> column = nodes.position(i);
-    detail::ring_allgather_phase(b, RingOfBlocks(column, column, count, 0), column);
+    if (b.keeps_any(column)) detail::ring_allgather_phase(b, RingOfBlocks(column, column, count, 0), column);
   }
   for (int k = 0; k < nodes.nodes && nodes.n > 1; ++k) {
     const std::vector<int> node = nodes.node(k);
+    if (!b.keeps_any(node)) continue;
     for (int travelling = 0; travelling < nodes.nodes; ++travelling) {
       const auto first_slot = static_cast<std::size_t>((nodes.nodes - 1) + travelling * (nodes.n - 1));
       detail::ring_allgather_phase(b, RingOfBlocks(node, nodes.node(travelling), count, first_slot), node);

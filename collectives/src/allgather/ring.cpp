@@ -11,7 +11,9 @@
 // Limitations: scratch of P-1 blocks per rank (slot k for round k, never
 // reused: no acknowledgement flags). A rank first copies its input into its
 // output block and sends its block from there, so an in-place call (input =
-// output block r) needs nothing special.
+// output block r) needs nothing special. A rank's plan has 2(P-1) steps:
+// planned per rank (AlgorithmParams::keep, visiting only the ring positions
+// next to kept ranks), P = 16384 in ~0.16 s (docs/benchmarks.md).
 //
 // State for P = 4 (blocks each rank holds):
 //   round   rank 0     rank 1     rank 2     rank 3
@@ -47,12 +49,18 @@ class OwnBlockLayout final : public detail::RingAllgatherLayout {
 
 }  // namespace
 
-Schedule allgather_ring(int ranks, std::size_t count) {
+Schedule allgather_ring(int ranks, std::size_t count, const std::vector<int>& keep) {
   Builder b("allgather_ring", ranks, count, shape_of(Collective::allgather, ranks, count));
+  b.keep_only(keep);
   const OwnBlockLayout layout(ranks, count);
   for (int r = 0; r < ranks; ++r) b.copy(layout.origin(r, r), {r, Buffer::input, {0, count}});
   detail::ring_allgather_phase(b, layout);
   return std::move(b).finish();
+}
+
+PlanBounds allgather_blockwise_bounds(int ranks, std::size_t count) {
+  const auto others = static_cast<std::size_t>(ranks - 1);
+  return {count == 0 ? 0 : others * count, static_cast<std::uint32_t>(count == 0 ? 0 : others)};
 }
 
 }  // namespace earlybird::coll

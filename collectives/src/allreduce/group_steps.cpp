@@ -35,12 +35,6 @@ void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& gr
   }
 }
 
-bool keeps_any(const Builder& b, const std::vector<int>& group) {
-  for (int r : group)
-    if (b.keeps(r)) return true;
-  return false;
-}
-
 bool predicted_from_one_rank(std::string_view name, int ranks, std::size_t count, const CostModel& model) {
   if (model.node_ranks > 0 || model.cores > 0 || ranks < 2) return false;
   const bool divides = count % static_cast<std::size_t>(ranks) == 0;

@@ -20,10 +20,6 @@ namespace earlybird::coll::detail {
 void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& group, Buffer input_as,
                      std::size_t offset = 0);
 
-// Whether a focused build (Builder::keep_only) keeps any rank of `group`:
-// where none, a composing generator skips the group's steps.
-bool keeps_any(const Builder& b, const std::vector<int>& group);
-
 // Whether the candidate `name` (suara_step_candidates) is rank-symmetric at
 // (ranks, count) under `model`: every rank runs the same timeline, so the
 // simulator run on one rank's plan (simulate_symmetric) predicts exactly what

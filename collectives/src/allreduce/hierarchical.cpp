@@ -140,7 +140,7 @@ void network_step(Builder& b, NetworkStep& step, Buffer input_as) {
     for (int i = 0; i < step.layout().n; ++i) {
       const Range piece = step.piece(i, s);
       const std::vector<int> group = step.layout().position(i);
-      if (piece.empty() || !detail::keeps_any(b, group)) continue;
+      if (piece.empty() || !b.keeps_any(group)) continue;
       detail::append_on_group(b, step.schedule_for(piece.count, kept_members(b, group)), group, input_as,
                               piece.begin);
     }
@@ -166,7 +166,7 @@ Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, st
   b.keep_only(keep);
   auto node_phase = [&](auto phase) {
     for (int k = 0; k < nodes && n > 1; ++k)
-      if (const std::vector<int> node = layout.node(k); detail::keeps_any(b, node)) phase(b, node, segment);
+      if (const std::vector<int> node = layout.node(k); b.keeps_any(node)) phase(b, node, segment);
   };
   node_phase(detail::ring_reduce_scatter_phase);
   b.begin_scratch_region();

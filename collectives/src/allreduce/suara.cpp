@@ -95,7 +95,7 @@ void append_step(Builder& b, const SuaraStep& step, int stride, Buffer input_as,
     if ((base / stride) % step.size != 0) continue;
     std::vector<int> group;
     for (int k = 0; k < step.size; ++k) group.push_back(base + k * stride);
-    if (!detail::keeps_any(b, group)) continue;
+    if (!b.keeps_any(group)) continue;
     if (whole) {
       if (!shared) shared = step_schedule(b, step, group, count, elem_bytes);
       detail::append_on_group(b, *shared, group, input_as);

@@ -25,7 +25,13 @@ const std::array kBcast{
                 return bcast_hierarchical(p, n, params.node_ranks, segment_elems(params, kPipelinedDefaultBytes, elem));
               }},
     Algorithm{"scatter_allgather", false, false, 0,
-              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_scatter_allgather(p, n); }},
+              [](int p, std::size_t n, const AlgorithmParams& params, std::size_t) {
+                return bcast_scatter_allgather(p, n, params.keep);
+              },
+              ArrivalOrder::none, Executor::steps,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
+                return bcast_scatter_allgather_bounds(p, n);
+              }},
     Algorithm{"inline_flags", false, false, 0,
               [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return bcast_inline_flags(p, n); },
               ArrivalOrder::none, Executor::inline_lines},

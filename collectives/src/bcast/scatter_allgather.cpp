@@ -21,7 +21,9 @@
 // Limitations: scratch of one vector per non-root rank (chunk i always at its
 // own offset, whether the scatter or the ring brought it; never reused, so no
 // acknowledgement flags); count < P leaves chunks empty and their steps out;
-// non-root ranks never read their input.
+// non-root ranks never read their input. A rank's plan has O(P) steps:
+// planned per rank (AlgorithmParams::keep; the scatter's and the ring's
+// steps that touch no kept rank are skipped).
 //
 // State for P = 4 (tree 0 -> {2, 1}, 2 -> {3}; chunks each rank holds):
 //   step       sends                     rank 0  rank 1    rank 2    rank 3
@@ -73,6 +75,7 @@ void binomial_scatter(Builder& b, Buffer source) {
   const Tree tree = binomial_tree(p);
   for (int r = 0; r < p; ++r) {
     for (const int child : children_in(tree, r, ChildOrder::highest_rank_first)) {
+      if (!b.keeps(r) && !b.keeps(child)) continue;  // a focused build drops both steps
       const Range chunks = chunk_span(b.count(), p, child, binomial_subtree_end(child, p));
       const Slot landing{child, Buffer::scratch, chunks};
       b.put({r, r == 0 ? source : Buffer::scratch, chunks}, landing);
@@ -91,8 +94,16 @@ void bcast_scatter_allgather_phase(Builder& b, Buffer source) {
 
 }  // namespace detail
 
-Schedule bcast_scatter_allgather(int ranks, std::size_t count) {
-  return detail::bcast_schedule("bcast_scatter_allgather", ranks, count, detail::bcast_scatter_allgather_phase);
+Schedule bcast_scatter_allgather(int ranks, std::size_t count, const std::vector<int>& keep) {
+  Builder b("bcast_scatter_allgather", ranks, count, shape_of(Collective::bcast, ranks, count));
+  b.keep_only(keep);
+  detail::bcast_scatter_allgather_phase(b, Buffer::input);
+  return std::move(b).finish();
+}
+
+PlanBounds bcast_scatter_allgather_bounds(int ranks, std::size_t count) {
+  if (ranks == 1 || count == 0) return {};
+  return {count, static_cast<std::uint32_t>(ranks)};
 }
 
 }  // namespace earlybird::coll

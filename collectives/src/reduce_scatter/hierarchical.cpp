@@ -24,7 +24,9 @@
 // n = 0 or P (one node) and n = 1 are the ring. Scratch: P - 1 blocks per
 // rank, each partial its own slot, never reused (no acknowledgement flags).
 // In place: the output is written once, by the network ring's last round,
-// after the rank's every read of its input.
+// after the rank's every read of its input. Planned per rank
+// (AlgorithmParams::keep: rings without a kept rank are skipped), with the
+// ring's bounds (P - 1 slots and flags).
 //
 // State for P = 4, n = 2 (nodes {0,1}, {2,3}; "b2:0,1" = block 2 summed
 // over ranks 0 and 1):
@@ -106,15 +108,20 @@ class NetworkRing final : public detail::RingReduceLayout {
 
 }  // namespace
 
-Schedule reduce_scatter_hierarchical(int ranks, std::size_t count, int node_ranks) {
+Schedule reduce_scatter_hierarchical(int ranks, std::size_t count, int node_ranks, const std::vector<int>& keep) {
   const detail::NodeLayout nodes = detail::node_layout("reduce_scatter_hierarchical", ranks, node_ranks);
   Builder b("reduce_scatter_hierarchical", ranks, count, shape_of(Collective::reduce_scatter, ranks, count));
+  b.keep_only(keep);
   const Slots slots(nodes.n, nodes.nodes, count);
-  for (int k = 0; k < nodes.nodes && nodes.n > 1; ++k)
+  for (int k = 0; k < nodes.nodes && nodes.n > 1; ++k) {
+    const std::vector<int> node = nodes.node(k);
+    if (!b.keeps_any(node)) continue;
     for (int travelling = 0; travelling < nodes.nodes; ++travelling)
-      detail::ring_reduce_scatter_phase(b, NodeRing(slots, travelling), nodes.node(k));
+      detail::ring_reduce_scatter_phase(b, NodeRing(slots, travelling), node);
+  }
   for (int t = 0; t < nodes.n && nodes.nodes > 1; ++t)
-    detail::ring_reduce_scatter_phase(b, NetworkRing(slots), nodes.position(t));
+    if (const std::vector<int> column = nodes.position(t); b.keeps_any(column))
+      detail::ring_reduce_scatter_phase(b, NetworkRing(slots), column);
   if (ranks == 1) b.copy({0, Buffer::output, {0, count}}, {0, Buffer::input, {0, count}});
   return std::move(b).finish();
 }

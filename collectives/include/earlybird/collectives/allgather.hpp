@@ -11,17 +11,23 @@
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace earlybird::coll {
 
-Schedule allgather_ring(int ranks, std::size_t count);
+// `keep` (ring, hierarchical): only the steps touching these ranks' memory
+// (Builder::keep_only, per-rank plans); empty: the whole schedule.
+Schedule allgather_ring(int ranks, std::size_t count, const std::vector<int>& keep = {});
 Schedule allgather_recursive_doubling(int ranks, std::size_t count);
 Schedule allgather_bruck(int ranks, std::size_t count);
 // Across nodes of `node_ranks` consecutive ranks each: a ring among the
 // ranks at each node position, then rings inside every node
 // (hierarchical.cpp). node_ranks = 0: one node; otherwise it must divide
 // ranks (std::invalid_argument).
-Schedule allgather_hierarchical(int ranks, std::size_t count, int node_ranks);
+Schedule allgather_hierarchical(int ranks, std::size_t count, int node_ranks, const std::vector<int>& keep = {});
+// Upper bounds of the maxima of both (Algorithm::bounds): every rank receives
+// the P - 1 other blocks, each into a scratch slot of its own, one flag each.
+PlanBounds allgather_blockwise_bounds(int ranks, std::size_t count);
 // Every rank publishes its block; every rank reads all (inline_flags.cpp).
 Schedule allgather_inline_flags(int ranks, std::size_t count);
 

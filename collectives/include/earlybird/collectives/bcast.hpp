@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace earlybird::coll {
 
@@ -22,7 +23,12 @@ Schedule bcast_binary_tree(int ranks, std::size_t count, std::size_t segment_ele
 // Over nodes of node_ranks consecutive ranks: the leaders' binomial tree, then
 // each node's (tree_bcast.cpp); node_ranks = 0: one node.
 Schedule bcast_hierarchical(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems);
-Schedule bcast_scatter_allgather(int ranks, std::size_t count);
+// `keep`: only the steps touching these ranks' memory (Builder::keep_only,
+// per-rank plans); empty: the whole schedule.
+Schedule bcast_scatter_allgather(int ranks, std::size_t count, const std::vector<int>& keep = {});
+// Upper bounds of its maxima (Algorithm::bounds): one vector of scratch, and
+// at most P flags (one scatter put, then a ring put per chunk not yet held).
+PlanBounds bcast_scatter_allgather_bounds(int ranks, std::size_t count);
 
 inline std::span<const Algorithm> bcast_algorithms() { return algorithms(Collective::bcast); }
 inline const Algorithm* find_bcast(std::string_view name) { return find_algorithm(Collective::bcast, name); }

@@ -17,6 +17,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,12 @@ class Builder {
   void keep_only(std::vector<int> ranks);
   bool keeps(int rank) const {
     return kept_.empty() || (rank >= 0 && rank < ranks_ && kept_[static_cast<std::size_t>(rank)] != 0);
+  }
+  // Whether any of `ranks` is kept: where none, a generator skips their steps.
+  bool keeps_any(std::span<const int> ranks) const {
+    for (int r : ranks)
+      if (keeps(r)) return true;
+    return false;
   }
   // The kept ranks in increasing order (every rank when nothing is dropped).
   std::vector<int> kept_ranks() const;

@@ -11,16 +11,22 @@
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace earlybird::coll {
 
-Schedule reduce_scatter_ring(int ranks, std::size_t count);
+// `keep` (ring, hierarchical): only the steps touching these ranks' memory
+// (Builder::keep_only, per-rank plans); empty: the whole schedule.
+Schedule reduce_scatter_ring(int ranks, std::size_t count, const std::vector<int>& keep = {});
 Schedule reduce_scatter_recursive_halving(int ranks, std::size_t count);
 // Across nodes of `node_ranks` consecutive ranks each: rings inside every
 // node, then a ring among the ranks at each node position
 // (hierarchical.cpp). node_ranks = 0: one node; otherwise it must divide
 // ranks (std::invalid_argument).
-Schedule reduce_scatter_hierarchical(int ranks, std::size_t count, int node_ranks);
+Schedule reduce_scatter_hierarchical(int ranks, std::size_t count, int node_ranks, const std::vector<int>& keep = {});
+// Upper bounds of the maxima of both (Algorithm::bounds): every rank receives
+// P - 1 partial sums, each into a scratch slot of its own, one flag each.
+PlanBounds reduce_scatter_blockwise_bounds(int ranks, std::size_t count);
 // Every rank publishes its input; rank r reads block r of all and folds
 // in rank order (inline_flags.cpp).
 Schedule reduce_scatter_inline_flags(int ranks, std::size_t count);
