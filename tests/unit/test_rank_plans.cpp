@@ -68,7 +68,8 @@ std::vector<int> every_rank(int p) {
 }  // namespace
 
 TEST_CASE("the entries that plan per rank: allreduce's ring family, recursive doubling, Rabenseifner, SUARA, "
-          "hierarchical; bcast's scatter-allgather; allgather's and reduce-scatter's ring and hierarchical") {
+          "hierarchical; bcast's scatter-allgather; allgather's ring, recursive doubling, Bruck and hierarchical; "
+          "reduce-scatter's ring and hierarchical") {
   std::vector<std::string> names;
   std::vector<std::string> written;  // directly, without the Builder
   for (Collective c : kCollectives)
@@ -79,7 +80,8 @@ TEST_CASE("the entries that plan per rank: allreduce's ring family, recursive do
     }
   CHECK(names == std::vector<std::string>{"allreduce:ring", "allreduce:segmented_ring", "allreduce:recursive_doubling",
                                           "allreduce:rabenseifner", "allreduce:suara", "allreduce:hierarchical",
-                                          "bcast:scatter_allgather", "allgather:ring", "allgather:hierarchical", "reduce_scatter:ring",
+                                          "bcast:scatter_allgather", "allgather:ring", "allgather:recursive_doubling",
+                                          "allgather:bruck", "allgather:hierarchical", "reduce_scatter:ring",
                                           "reduce_scatter:hierarchical"});
   CHECK(written == std::vector<std::string>{"allreduce:ring", "allreduce:segmented_ring"});
 }

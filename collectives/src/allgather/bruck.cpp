@@ -18,7 +18,8 @@
 // Limitations: scratch of P blocks per rank (rotated, never reused: no
 // acknowledgement flags). A rank first copies its input into scratch
 // position 0 and into its output block and reads input nowhere else, so
-// in-place calls are safe.
+// in-place calls are safe. Planned per rank (AlgorithmParams::keep: the
+// rounds' sends that touch no kept rank are skipped), P = 16384 in ~6 ms.
 //
 // State for P = 4 (blocks each rank holds, in its rotated order):
 //   round   rank 0     rank 1     rank 2     rank 3
@@ -44,7 +45,8 @@ class Bruck : detail::BlockGenerator {
   void run() {
     for (int r = 0; r < ranks_; ++r) start(r);
     for (int dist = 1; dist < ranks_; dist *= 2)
-      for (int r = 0; r < ranks_; ++r) send_front(r, dist);
+      for (int r = 0; r < ranks_; ++r)
+        if (b_.keeps(r) || b_.keeps((r - dist + ranks_) % ranks_)) send_front(r, dist);  // else a focused build drops it
   }
 
  private:
@@ -72,9 +74,17 @@ class Bruck : detail::BlockGenerator {
 
 }  // namespace
 
-Schedule allgather_bruck(int ranks, std::size_t count) {
+Schedule allgather_bruck(int ranks, std::size_t count, const std::vector<int>& keep) {
   return detail::build_schedule("allgather_bruck", Collective::allgather, ranks, count,
-                                [](Builder& b) { Bruck(b).run(); });
+                                [](Builder& b) { Bruck(b).run(); }, keep);
+}
+
+// Scratch: P blocks. Flags: one put received per round, ceil(log2 P) rounds.
+PlanBounds allgather_bruck_bounds(int ranks, std::size_t count) {
+  if (count == 0) return {};
+  std::uint32_t rounds = 0;
+  for (int dist = 1; dist < ranks; dist *= 2) ++rounds;
+  return {static_cast<std::size_t>(ranks) * count, rounds};
 }
 
 }  // namespace earlybird::coll

@@ -15,8 +15,13 @@ PlanBounds blockwise_bounds(int p, std::size_t n, const AlgorithmParams&, std::s
 const std::array kAllgather{
     Algorithm{"ring", false, false, 0, detail::keeping<allgather_ring>, ArrivalOrder::none, Executor::steps,
               blockwise_bounds},
-    Algorithm{"recursive_doubling", false, false, 0, detail::without_params<allgather_recursive_doubling>},
-    Algorithm{"bruck", false, false, 0, detail::without_params<allgather_bruck>},
+    Algorithm{"recursive_doubling", false, false, 0, detail::keeping<allgather_recursive_doubling>, ArrivalOrder::none,
+              Executor::steps,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
+                return allgather_recursive_doubling_bounds(p, n);
+              }},
+    Algorithm{"bruck", false, false, 0, detail::keeping<allgather_bruck>, ArrivalOrder::none, Executor::steps,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) { return allgather_bruck_bounds(p, n); }},
     // A ring per node position across the nodes, then rings inside each
     // node: for communicators spanning nodes (params.node_ranks).
     Algorithm{"hierarchical", false, false, 0,

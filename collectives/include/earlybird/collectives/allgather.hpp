@@ -15,11 +15,15 @@
 
 namespace earlybird::coll {
 
-// `keep` (ring, hierarchical): only the steps touching these ranks' memory
+// `keep` (every generator but inline_flags): only the steps touching these ranks' memory
 // (Builder::keep_only, per-rank plans); empty: the whole schedule.
 Schedule allgather_ring(int ranks, std::size_t count, const std::vector<int>& keep = {});
-Schedule allgather_recursive_doubling(int ranks, std::size_t count);
-Schedule allgather_bruck(int ranks, std::size_t count);
+Schedule allgather_recursive_doubling(int ranks, std::size_t count, const std::vector<int>& keep = {});
+Schedule allgather_bruck(int ranks, std::size_t count, const std::vector<int>& keep = {});
+// Their bounds (Algorithm::bounds): P blocks of scratch; the flags their
+// rounds can raise at one rank.
+PlanBounds allgather_recursive_doubling_bounds(int ranks, std::size_t count);
+PlanBounds allgather_bruck_bounds(int ranks, std::size_t count);
 // Across nodes of `node_ranks` consecutive ranks each: a ring among the
 // ranks at each node position, then rings inside every node
 // (hierarchical.cpp). node_ranks = 0: one node; otherwise it must divide
