@@ -69,7 +69,7 @@ std::vector<int> every_rank(int p) {
 
 TEST_CASE("the entries that plan per rank: allreduce's ring family, recursive doubling, Rabenseifner, SUARA, "
           "hierarchical; bcast's scatter-allgather; allgather's ring, recursive doubling, Bruck and hierarchical; "
-          "reduce-scatter's ring and hierarchical") {
+          "reduce-scatter's ring, recursive halving and hierarchical") {
   std::vector<std::string> names;
   std::vector<std::string> written;  // directly, without the Builder
   for (Collective c : kCollectives)
@@ -82,7 +82,7 @@ TEST_CASE("the entries that plan per rank: allreduce's ring family, recursive do
                                           "allreduce:rabenseifner", "allreduce:suara", "allreduce:hierarchical",
                                           "bcast:scatter_allgather", "allgather:ring", "allgather:recursive_doubling",
                                           "allgather:bruck", "allgather:hierarchical", "reduce_scatter:ring",
-                                          "reduce_scatter:hierarchical"});
+                                          "reduce_scatter:recursive_halving", "reduce_scatter:hierarchical"});
   CHECK(written == std::vector<std::string>{"allreduce:ring", "allreduce:segmented_ring"});
 }
 

@@ -15,7 +15,11 @@ PlanBounds blockwise_bounds(int p, std::size_t n, const AlgorithmParams&, std::s
 const std::array kReduceScatter{
     Algorithm{"ring", true, false, 0, detail::keeping<reduce_scatter_ring>, ArrivalOrder::none, Executor::steps,
               blockwise_bounds},
-    Algorithm{"recursive_halving", true, false, 0, detail::without_params<reduce_scatter_recursive_halving>},
+    Algorithm{"recursive_halving", true, false, 0, detail::keeping<reduce_scatter_recursive_halving>,
+              ArrivalOrder::none, Executor::steps,
+              [](int p, std::size_t n, const AlgorithmParams&, std::size_t) {
+                return reduce_scatter_recursive_halving_bounds(p, n);
+              }},
     // Rings inside each node, then a ring per node position across the
     // nodes: for communicators spanning nodes (params.node_ranks).
     Algorithm{"hierarchical", true, false, 0,

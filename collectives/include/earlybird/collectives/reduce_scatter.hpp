@@ -15,10 +15,13 @@
 
 namespace earlybird::coll {
 
-// `keep` (ring, hierarchical): only the steps touching these ranks' memory
+// `keep` (every generator but inline_flags): only the steps touching these ranks' memory
 // (Builder::keep_only, per-rank plans); empty: the whole schedule.
 Schedule reduce_scatter_ring(int ranks, std::size_t count, const std::vector<int>& keep = {});
-Schedule reduce_scatter_recursive_halving(int ranks, std::size_t count);
+Schedule reduce_scatter_recursive_halving(int ranks, std::size_t count, const std::vector<int>& keep = {});
+// Its bounds (Algorithm::bounds): every round's landing region and a fold's
+// P blocks; the flags its rounds can raise at one rank.
+PlanBounds reduce_scatter_recursive_halving_bounds(int ranks, std::size_t count);
 // Across nodes of `node_ranks` consecutive ranks each: rings inside every
 // node, then a ring among the ranks at each node position
 // (hierarchical.cpp). node_ranks = 0: one node; otherwise it must divide
