@@ -35,6 +35,14 @@ void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& gr
   }
 }
 
+std::vector<int> kept_members(const Builder& b, const std::vector<int>& group) {
+  std::vector<int> kept;
+  for (std::size_t k = 0; k < group.size(); ++k)
+    if (b.keeps(group[k])) kept.push_back(static_cast<int>(k));
+  if (kept.size() == group.size()) kept.clear();
+  return kept;
+}
+
 bool predicted_from_one_rank(std::string_view name, int ranks, std::size_t count, const CostModel& model) {
   if (model.node_ranks > 0 || model.cores > 0 || ranks < 2) return false;
   const bool divides = count % static_cast<std::size_t>(ranks) == 0;

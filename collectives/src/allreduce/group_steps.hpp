@@ -20,6 +20,11 @@ namespace earlybird::coll::detail {
 void append_on_group(Builder& b, const Schedule& sub, const std::vector<int>& group, Buffer input_as,
                      std::size_t offset = 0);
 
+// The members of `group` a focused build (Builder::keep_only) keeps, as the
+// group's virtual ranks (AlgorithmParams::keep for a schedule replayed onto
+// the group); empty when it keeps them all.
+std::vector<int> kept_members(const Builder& b, const std::vector<int>& group);
+
 // Whether the candidate `name` (suara_step_candidates) is rank-symmetric at
 // (ranks, count) under `model`: every rank runs the same timeline, so the
 // simulator run on one rank's plan (simulate_symmetric) predicts exactly what

@@ -119,16 +119,6 @@ class NetworkStep {
   std::map<std::pair<std::size_t, std::vector<int>>, Schedule> made_;
 };
 
-// The members of `group` a focused build keeps, as the group's virtual ranks;
-// empty when it keeps them all.
-std::vector<int> kept_members(const Builder& b, const std::vector<int>& group) {
-  std::vector<int> kept;
-  for (std::size_t k = 0; k < group.size(); ++k)
-    if (b.keeps(group[k])) kept.push_back(static_cast<int>(k));
-  if (kept.size() == group.size()) kept.clear();
-  return kept;
-}
-
 // The network step: the ranks at each position allreduce the chunk their
 // node phase left them, read from `input_as`, one segment at a time, each
 // round in a scratch region of its own, so a later segment never waits for
@@ -141,7 +131,7 @@ void network_step(Builder& b, NetworkStep& step, Buffer input_as) {
       const Range piece = step.piece(i, s);
       const std::vector<int> group = step.layout().position(i);
       if (piece.empty() || !b.keeps_any(group)) continue;
-      detail::append_on_group(b, step.schedule_for(piece.count, kept_members(b, group)), group, input_as,
+      detail::append_on_group(b, step.schedule_for(piece.count, detail::kept_members(b, group)), group, input_as,
                               piece.begin);
     }
     b.begin_scratch_region();

@@ -78,9 +78,7 @@ bool ring_family(std::string_view name) { return name == "ring" || name == "segm
 Schedule step_schedule(const Builder& b, const SuaraStep& step, const std::vector<int>& group, std::size_t count,
                        std::size_t elem_bytes) {
   AlgorithmParams params;
-  for (int k = 0; k < step.size; ++k)
-    if (b.keeps(group[static_cast<std::size_t>(k)])) params.keep.push_back(k);
-  if (params.keep.size() == group.size()) params.keep.clear();
+  params.keep = detail::kept_members(b, group);
   return find_allreduce(step.algorithm)->make(step.size, count, params, elem_bytes);
 }
 
