@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace earlybird::coll::detail {
 
@@ -36,10 +37,12 @@ void relabelled_tree_bcast_phase(Builder& b, Buffer source, const Tree& tree, Ch
 // so an in-place call (input aliases output) never reads overwritten input.
 void copy_root_output(Builder& b, Buffer source);
 
-// A bcast generator: `phase(b, Buffer::input)` on a fresh Builder.
+// A bcast generator: `phase(b, Buffer::input)` on a fresh Builder (focused on
+// `keep` where given).
 template <class Phase>
-Schedule bcast_schedule(std::string name, int ranks, std::size_t count, Phase phase) {
-  return build_schedule(std::move(name), Collective::bcast, ranks, count, [&](Builder& b) { phase(b, Buffer::input); });
+Schedule bcast_schedule(std::string name, int ranks, std::size_t count, Phase phase, const std::vector<int>& keep = {}) {
+  return build_schedule(
+      std::move(name), Collective::bcast, ranks, count, [&](Builder& b) { phase(b, Buffer::input); }, keep);
 }
 
 }  // namespace earlybird::coll::detail

@@ -95,10 +95,7 @@ void bcast_scatter_allgather_phase(Builder& b, Buffer source) {
 }  // namespace detail
 
 Schedule bcast_scatter_allgather(int ranks, std::size_t count, const std::vector<int>& keep) {
-  Builder b("bcast_scatter_allgather", ranks, count, shape_of(Collective::bcast, ranks, count));
-  b.keep_only(keep);
-  detail::bcast_scatter_allgather_phase(b, Buffer::input);
-  return std::move(b).finish();
+  return detail::bcast_schedule("bcast_scatter_allgather", ranks, count, detail::bcast_scatter_allgather_phase, keep);
 }
 
 PlanBounds bcast_scatter_allgather_bounds(int ranks, std::size_t count) {

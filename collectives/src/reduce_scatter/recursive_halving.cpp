@@ -104,9 +104,9 @@ class RecursiveHalving {
   }
 
   // Every core rank sends first, then reduces: no send reads what a reduce
-  // of the same round writes.
-  // A focused build skips the sends that touch no kept rank and the reduces
-  // of the others, but keeps every rank's bookkeeping (held_).
+  // of the same round writes. A focused build skips the sends that touch no
+  // kept rank and the others' reduces, but keeps every rank's bookkeeping
+  // (held_).
   void halving_round(int d, std::size_t landing) {
     for (int r = 0; r < folded_.core(); ++r)
       if (b_.keeps(r) || b_.keeps(r ^ d)) send_half(r, r ^ d, d, landing);
