@@ -65,9 +65,14 @@ Schedule allreduce_recursive_doubling(int ranks, std::size_t count, const std::v
   fold.fold_in(b, rounds * count);
   for (std::size_t k = 0; k < rounds; ++k) {
     // All sends of a round read the vectors before any reduce of the round.
-    for (int r = 0; r < core; ++r) b.put(vector_of(r), block_slot(r ^ (1 << k), Buffer::scratch, count, k));
+    // A focused build skips what touches no kept rank, bookkeeping kept.
     for (int r = 0; r < core; ++r) {
-      b.reduce(block_slot(r, Buffer::output, count), vector_of(r), block_slot(r, Buffer::scratch, count, k));
+      const int peer = r ^ (1 << k);
+      if (b.keeps(r) || b.keeps(peer)) b.put(vector_of(r), block_slot(peer, Buffer::scratch, count, k));
+    }
+    for (int r = 0; r < core; ++r) {
+      if (b.keeps(r))
+        b.reduce(block_slot(r, Buffer::output, count), vector_of(r), block_slot(r, Buffer::scratch, count, k));
       vector_in[static_cast<std::size_t>(r)] = Buffer::output;
     }
   }
