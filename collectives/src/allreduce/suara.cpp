@@ -19,6 +19,11 @@
 // n = 1024 and gigabytes beyond. Under Hockney costs nothing is lost at a
 // power-of-two n (rabenseifner has the ring's beta and gamma terms and
 // 2 log2 n alphas instead of 2(n - 1)); at other n a ring might have won.
+// They leave out the binomial too: its schedule is never rank-symmetric, so
+// it is simulated whole, and under a one-level model it never beats
+// recursive doubling (its reduce alone costs recursive doubling's rounds,
+// and its bcast adds ceil(log2 n) more transfers; a unit test checks the
+// simulator agrees for n up to 96).
 // A step's time depends on its size only, so the best algorithm per size is
 // simulated once per divisor of P, and the best grid of n ranks is the
 // better of one step of n and, for each divisor d of n, a step of d then the
@@ -72,6 +77,8 @@ namespace earlybird::coll {
 namespace {
 
 bool ring_family(std::string_view name) { return name == "ring" || name == "segmented_ring"; }
+// The candidates a step above kSuaraLargestRingStep ranks leaves out.
+bool small_steps_only(std::string_view name) { return ring_family(name) || name == "binomial"; }
 
 // The step's schedule over its `size` ranks, focused on the group's kept
 // members where the builder keeps only some ranks (Builder::keep_only).
@@ -155,7 +162,7 @@ class GridSearch {
 std::vector<std::string_view> suara_step_candidates(int ranks) {
   std::vector<std::string_view> names;
   for (std::string_view name : kSuaraCandidates)
-    if (!ring_family(name) || ranks <= kSuaraLargestRingStep) names.push_back(name);
+    if (!small_steps_only(name) || ranks <= kSuaraLargestRingStep) names.push_back(name);
   return names;
 }
 

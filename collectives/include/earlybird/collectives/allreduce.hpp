@@ -84,7 +84,8 @@ inline constexpr CostModel kSuaraMachine{1.5e-6, 6.25e-11, 2e-10};
 // The flat algorithms a step may run.
 inline constexpr std::array<std::string_view, 5> kSuaraCandidates{"ring", "segmented_ring", "recursive_doubling",
                                                                   "rabenseifner", "binomial"};
-// Steps above this many ranks do not consider the ring family (suara.cpp).
+// Steps above this many ranks do not consider the ring family and the
+// binomial (suara.cpp).
 inline constexpr int kSuaraLargestRingStep = 1024;
 // The flat algorithms suara_grid simulates for a step of `ranks` ranks.
 std::vector<std::string_view> suara_step_candidates(int ranks);
