@@ -39,7 +39,6 @@
 #include <earlybird/collectives/allgather.hpp>
 #include <earlybird/collectives/builder.hpp>
 
-#include <algorithm>
 #include <vector>
 
 namespace earlybird::coll {

@@ -62,6 +62,13 @@ double predicted_group_step(std::string_view name, int ranks, std::size_t count,
   return simulate(algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes), elem_bytes, model).time;
 }
 
+PlanBounds group_bounds(std::string_view name, int ranks, std::size_t count, std::size_t elem_bytes) {
+  const Algorithm& algorithm = *find_allreduce(name);
+  if (algorithm.bounds) return algorithm.bounds(ranks, count, AlgorithmParams{}, elem_bytes);
+  const Schedule whole = algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes);
+  return {whole.max_scratch_elems(), whole.max_flag_count()};
+}
+
 GroupAlgorithm fastest_group_algorithm(int ranks, std::size_t count, std::size_t elem_bytes, const CostModel& model) {
   if (ranks == 1) return {};
   struct Key {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <earlybird/collectives/builder.hpp>
+#include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/collectives/simulate.hpp>
 
 #include <cstddef>
@@ -38,6 +39,10 @@ bool predicted_from_one_rank(std::string_view name, int ranks, std::size_t count
 // 16384 in milliseconds), else from the whole schedule.
 double predicted_group_step(std::string_view name, int ranks, std::size_t count, std::size_t elem_bytes,
                             const CostModel& model);
+
+// The bounds of the catalogue allreduce `name` over `ranks` ranks: its own
+// (Algorithm::bounds) where it has them, else its whole schedule's maxima.
+PlanBounds group_bounds(std::string_view name, int ranks, std::size_t count, std::size_t elem_bytes);
 
 struct GroupAlgorithm {
   std::string_view name;  // empty: one rank, nothing to do

@@ -102,17 +102,23 @@ class NetworkStep {
   const Schedule& schedule_for(std::size_t length, const std::vector<int>& keep = {}) {
     auto known = made_.find({length, keep});
     if (known != made_.end()) return known->second;
-    const auto chosen =
-        detail::fastest_group_algorithm(layout_.nodes, length, elem_bytes_, default_profile().network.model);
     AlgorithmParams params;
     params.keep = keep;
     return made_.emplace(std::pair{length, keep},
-                         find_allreduce(chosen.name)->make(layout_.nodes, length, params, elem_bytes_))
+                         find_allreduce(algorithm_for(length))->make(layout_.nodes, length, params, elem_bytes_))
         .first->second;
+  }
+  // The bounds of a piece of `length` elements' schedule.
+  PlanBounds bounds_for(std::size_t length) const {
+    return detail::group_bounds(algorithm_for(length), layout_.nodes, length, elem_bytes_);
   }
 
  private:
   detail::NodeLayout layout_;
+  std::string_view algorithm_for(std::size_t length) const {
+    return detail::fastest_group_algorithm(layout_.nodes, length, elem_bytes_, default_profile().network.model).name;
+  }
+
   std::size_t elem_bytes_;
   std::vector<std::vector<Range>> pieces_;  // per position
   std::size_t rounds_ = 0;
@@ -172,7 +178,8 @@ Schedule allreduce_hierarchical(int ranks, std::size_t count, int node_ranks, st
 
 // Per rank: the node phases' 2(n - 1) chunk slots (each segment of a chunk
 // one flag), then for each round of the network step the most any group's
-// schedule uses (the schedules' own maxima, added over the rounds).
+// schedule uses (the network algorithm's bounds, or its whole schedule's
+// maxima where it has none; added over the rounds).
 PlanBounds allreduce_hierarchical_bounds(int ranks, std::size_t count, int node_ranks, std::size_t segment_elems,
                                          std::size_t elem_bytes) {
   const detail::NodeLayout layout = detail::node_layout("allreduce_hierarchical", ranks, node_ranks);
@@ -187,9 +194,9 @@ PlanBounds allreduce_hierarchical_bounds(int ranks, std::size_t count, int node_
     for (int i = 0; i < layout.n; ++i) {
       const Range piece = step.piece(i, s);
       if (piece.empty()) continue;
-      const Schedule& network = step.schedule_for(piece.count);
-      most.scratch_elems = std::max(most.scratch_elems, network.max_scratch_elems());
-      most.flags = std::max(most.flags, network.max_flag_count());
+      const PlanBounds network = step.bounds_for(piece.count);
+      most.scratch_elems = std::max(most.scratch_elems, network.scratch_elems);
+      most.flags = std::max(most.flags, network.flags);
     }
     sum.scratch_elems += most.scratch_elems;
     sum.flags += most.flags;

@@ -216,14 +216,7 @@ PlanBounds allreduce_suara_bounds(int ranks, std::size_t count, std::size_t elem
   if (count == 0) return sum;
   for (const SuaraStep& step : suara_grid(ranks, count, elem_bytes).steps) {
     if (step.size == 1) continue;
-    const Algorithm& algorithm = *find_allreduce(step.algorithm);
-    PlanBounds one;
-    if (algorithm.bounds) {
-      one = algorithm.bounds(step.size, count, AlgorithmParams{}, elem_bytes);
-    } else {
-      const Schedule whole = algorithm.make(step.size, count, AlgorithmParams{}, elem_bytes);
-      one = {whole.max_scratch_elems(), whole.max_flag_count()};
-    }
+    const PlanBounds one = detail::group_bounds(step.algorithm, step.size, count, elem_bytes);
     sum.scratch_elems += one.scratch_elems;
     sum.flags += one.flags;
   }
