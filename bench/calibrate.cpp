@@ -23,6 +23,9 @@
 // only `wake`, the switch between ranks, is fitted (coll::fit_wake), over the
 // same calls, the other parameters kept from the profile it started from:
 // there the times measure the switches more than the hardware.
+// - peer_read and read_call, where the ranks read each other's memory (one
+//   node, process_vm_readv allowed): peer_reads allreduces at 4 KiB and the
+//   bandwidth sizes, fitted by coll::fit_peer_reads once the rest is fitted.
 // Every call's result is checked against the MPI library's; a wrong one fails
 // the job (exit 2) and writes no profile.
 #include <mpi.h>
@@ -97,6 +100,36 @@ std::vector<coll::TimedAllreduce> measure_all(Communicator& comm, const std::vec
   return all;
 }
 
+// peer_reads allreduces at 4 KiB and the bandwidth sizes; none where the
+// ranks cannot read each other's memory (a first call failing on any rank
+// says so: reported, not counted as a failure).
+std::vector<coll::TimedAllreduce> measure_peer_reads(Communicator& comm, const CalibrateOptions& o, Totals& totals) {
+  std::vector<std::size_t> sizes{kLatencyBytes.back()};
+  sizes.insert(sizes.end(), kBandwidthBytes.begin(), kBandwidthBytes.end());
+  std::vector<coll::TimedAllreduce> all;
+  for (std::size_t bytes : sizes) {
+    Totals here;
+    const std::vector<coll::TimedAllreduce> timed = measure(comm, {"peer_reads"}, bytes, o.budget_s, here);
+    totals.wrong += here.wrong;
+    long long failed = here.earlybird_failures;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    if (failed) {
+      if (comm.rank() == 0) std::printf("# peer_reads cannot run here: peer_read not fitted (auto leaves it out)\n");
+      return {};
+    }
+    all.insert(all.end(), timed.begin(), timed.end());
+  }
+  return all;
+}
+
+double predicted(const coll::TimedAllreduce& call, int ranks, const coll::LevelCosts& costs) {
+  const coll::Algorithm* a = coll::find_algorithm(coll::Collective::allreduce, call.algorithm);
+  const std::size_t count = call.bytes / kElemBytes;
+  if (a->executor == coll::Executor::peer_reads)
+    return coll::predict_peer_reads(coll::Collective::allreduce, ranks, count, kElemBytes, costs);
+  return coll::predict(*a, ranks, count, kElemBytes, costs);
+}
+
 // Measured against predicted for the validated algorithms; how many within 25 %.
 void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCosts& costs, Totals& totals) {
   const int rank = comm.rank();
@@ -105,18 +138,18 @@ void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCo
                 "%10s  %-20s %12s %12s %7s\n",
                 "bytes", "algorithm", "measured us", "predicted us", "ratio");
   int within = 0, total = 0;
+  std::vector<const char*> names;
+  for (const std::string& a : o.validate_algorithms)
+    if (a != "peer_reads" || costs.peer_read > 0) names.push_back(a.c_str());  // where it was measured
   for (std::size_t bytes : o.validate_sizes) {
-    std::vector<const char*> names;
-    for (const std::string& a : o.validate_algorithms) names.push_back(a.c_str());
     for (const coll::TimedAllreduce& s : measure(comm, names, bytes, o.budget_s, totals)) {
-      const coll::Algorithm* a = coll::find_algorithm(coll::Collective::allreduce, s.algorithm);
-      const double predicted = coll::predict(*a, comm.size(), bytes / kElemBytes, kElemBytes, costs);
-      const double ratio = predicted / s.seconds;
+      const double prediction = predicted(s, comm.size(), costs);
+      const double ratio = prediction / s.seconds;
       ++total;
       if (ratio >= 0.75 && ratio <= 1.25) ++within;
       if (rank == 0)
-        std::printf("%10zu  %-20s %12.1f %12.1f %7.2f\n", bytes, s.algorithm.c_str(), s.seconds * 1e6, predicted * 1e6,
-                    ratio);
+        std::printf("%10zu  %-20s %12.1f %12.1f %7.2f\n", bytes, s.algorithm.c_str(), s.seconds * 1e6,
+                    prediction * 1e6, ratio);
     }
   }
   if (rank == 0) std::printf("# %d of %d predictions within 25 %% of the measured time\n", within, total);
@@ -162,6 +195,16 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
                   ranks, threads, costs.model.wake, error, profile.source.c_str(), threads);
   } else {
     coll::fit_level(small, large, ranks, in_cache, in_memory, costs);
+    if (level == "node") {
+      const std::vector<coll::TimedAllreduce> reads = measure_peer_reads(comm, o, totals);
+      if (!reads.empty()) {
+        const double error = coll::fit_peer_reads(reads, ranks, costs);
+        if (rank == 0)
+          std::printf("# peer reads: peer_read %.3g s/B (past the caches %.3g), read_call %.3g s (RMS relative "
+                      "error %.2f over %zu calls)\n",
+                      costs.peer_read, costs.memory.peer_read, costs.read_call, error, reads.size());
+      }
+    }
   }
   if (rank == 0 && costs.model.cores == 0) {
     std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B, per_step %.3g s, "

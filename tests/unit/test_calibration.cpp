@@ -162,3 +162,49 @@ TEST_CASE("fit_wake recovers the switch that generated the times where ranks out
     }
   }
 }
+
+TEST_CASE("fit_peer_reads recovers the read costs that generated peer_reads times, the rest kept") {
+  for (int ranks : {2, 4, 16}) {
+    CAPTURE(ranks);
+    LevelCosts truth{CostModel{2e-7, 1e-10, 4e-11, 3e-11, 5e-8}, 1e-6};
+    truth.peer_read = 1.5e-10;
+    truth.read_call = 2e-6;
+    std::vector<TimedAllreduce> calls;
+    for (std::size_t bytes : {std::size_t{4096}, std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{16} << 20})
+      calls.push_back({"peer_reads", bytes, predict_peer_reads(Collective::allreduce, ranks, bytes / 4, 4, truth)});
+    LevelCosts fitted = truth;
+    fitted.peer_read = fitted.read_call = 0;
+    CHECK(fit_peer_reads(calls, ranks, fitted) < 1e-9);
+    CHECK(fitted.peer_read == relative(truth.peer_read, 1e-6));
+    CHECK(fitted.read_call == relative(truth.read_call, 1e-6));
+    CHECK(fitted.model == truth.model);
+    CHECK(fitted.per_call == truth.per_call);
+  }
+  // With a memory regime: the calls past the caches give the second rate.
+  LevelCosts truth{CostModel{2e-7, 1e-10, 4e-11, 3e-11, 5e-8}, 1e-6};
+  truth.memory = {4.0 * (1 << 20), 3e-10, 6e-11, 5e-11, 2.5e-10};
+  truth.peer_read = 1e-10;
+  truth.read_call = 2e-6;
+  std::vector<TimedAllreduce> calls;
+  for (std::size_t bytes : {std::size_t{4096}, std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{4} << 20,
+                            std::size_t{16} << 20})
+    calls.push_back({"peer_reads", bytes, predict_peer_reads(Collective::allreduce, 2, bytes / 4, 4, truth)});
+  LevelCosts fitted = truth;
+  fitted.peer_read = fitted.memory.peer_read = fitted.read_call = 0;
+  CHECK(fit_peer_reads(calls, 2, fitted) < 1e-9);
+  CHECK(fitted.peer_read == relative(truth.peer_read));
+  CHECK(fitted.memory.peer_read == relative(truth.memory.peer_read));
+  CHECK(fitted.read_call == relative(truth.read_call));
+  // Every call past the caches: their rate is the level's one rate.
+  LevelCosts past = truth;
+  past.peer_read = past.memory.peer_read = 0;
+  fit_peer_reads({calls[3], calls[4]}, 2, past);
+  CHECK(past.peer_read == relative(truth.memory.peer_read, 1e-3));
+  CHECK(past.memory.peer_read == 0);
+  // Times under what the waits and folds alone take: no negative cost.
+  LevelCosts costs{CostModel{1e-5, 0, 1e-9, 1e-9, 0}, 1e-5};
+  const std::vector<TimedAllreduce> fast{{"peer_reads", 4096, 1e-6}, {"peer_reads", 1u << 20, 1e-5}};
+  fit_peer_reads(fast, 4, costs);
+  CHECK(costs.peer_read >= 0);
+  CHECK(costs.read_call >= 0);
+}

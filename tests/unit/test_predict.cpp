@@ -9,11 +9,13 @@
 #include <earlybird/collectives/builder.hpp>
 #include <earlybird/collectives/predict.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "config/algorithm_choice.hpp"
 #include "../common/approx.hpp"
@@ -193,25 +195,74 @@ TEST_CASE("decide_ahead: the same choices as deciding at first use, and the verb
   CHECK(earlybird::config::rankings_made() == ahead);  // every class above was decided ahead
 }
 
-TEST_CASE("auto picks peer_reads for mid-size bcasts and small allgather blocks where ranks read each other") {
+// Costs with round numbers: alpha 1 us, gamma = copy = 1e-10 s/B, per_call
+// 0.5 us; a byte read 2e-10 s, 1 us per read system call.
+LevelCosts reading_costs() {
+  LevelCosts costs{CostModel{1e-6, 0, 1e-10, 1e-10, 0}, 5e-7};
+  costs.peer_read = 2e-10;
+  costs.read_call = 1e-6;
+  return costs;
+}
+
+TEST_CASE("peer_reads' prediction: each rank's reads, folds, system calls and waits, an owner's buffer read in turn") {
+  const LevelCosts costs = reading_costs();
+  // allreduce, P = 4, 16 KiB: slices of 4 KiB; reads 2 x 3 slices (24576 B)
+  // at 2e-10, folds 3 slices at 1e-10, 3 x (1 chunk + 1) calls, 3 waits.
+  CHECK(predict_peer_reads(Collective::allreduce, 4, 4096, 4, costs) ==
+        relative(5e-7 + 3e-6 + 24576 * 2e-10 + 12288 * 1e-10 + 6e-6, 1e-12));
+  // bcast, P = 4, 16 KiB: the root's buffer is read 3 times in turn.
+  CHECK(predict_peer_reads(Collective::bcast, 4, 4096, 4, costs) ==
+        relative(5e-7 + 2e-6 + 49152 * 2e-10 + 1e-6, 1e-12));
+  // reduce_scatter, P = 3, blocks of 256 KiB: 2 peers' blocks, 2 chunks each.
+  CHECK(predict_peer_reads(Collective::reduce_scatter, 3, 65536, 4, costs) ==
+        relative(5e-7 + 2e-6 + 2 * 262144 * (2e-10 + 1e-10) + 4e-6, 1e-12));
+  // allgather and reduce, P = 2, 1 KiB.
+  CHECK(predict_peer_reads(Collective::allgather, 2, 256, 4, costs) ==
+        relative(5e-7 + 2e-6 + 1024 * 2e-10 + 1e-6, 1e-12));
+  CHECK(predict_peer_reads(Collective::reduce, 2, 256, 4, costs) == relative(5e-7 + 2e-6 + 1024 * 3e-10 + 1e-6, 1e-12));
+  CHECK(predict_peer_reads(Collective::allreduce, 1, 4096, 4, costs) == costs.per_call);
+  // 4 ranks on 2 cores: the work twice, each wait a wake more.
+  LevelCosts shared = costs;
+  shared.model.cores = 2;
+  shared.model.wake = 1e-5;
+  CHECK(predict_peer_reads(Collective::allgather, 4, 256, 4, shared) ==
+        relative(5e-7 + 2 * (1e-6 + 1e-5) + 2 * (3 * 1024 * 2e-10 + 3e-6), 1e-12));
+}
+
+TEST_CASE("peer_reads is a candidate only where the ranks read each other and the level has a read cost") {
+  const auto has_peer_reads = [](const std::vector<Prediction>& ranked) {
+    return std::any_of(ranked.begin(), ranked.end(), [](const Prediction& p) { return p.algorithm == "peer_reads"; });
+  };
+  LevelCosts costs = reading_costs();
+  for (Collective c : kCollectives) {
+    CAPTURE(to_string(c));
+    CHECK(has_peer_reads(predict_all(c, 4, 1 << 18, 4, true, costs, true)));
+    CHECK_FALSE(has_peer_reads(predict_all(c, 4, 1 << 18, 4, true, costs, false)));
+  }
+  costs.peer_read = 0;
+  CHECK_FALSE(has_peer_reads(predict_all(Collective::allreduce, 4, 1 << 18, 4, true, costs, true)));
+  // Free reads win a large allreduce; costly ones lose it.
+  costs.peer_read = 1e-13;
+  CHECK(predict_all(Collective::allreduce, 8, 1 << 20, 4, true, costs, true).front().algorithm == "peer_reads");
+  costs.peer_read = 1e-8;
+  CHECK(predict_all(Collective::allreduce, 8, 1 << 20, 4, true, costs, true).front().algorithm != "peer_reads");
+}
+
+TEST_CASE("auto takes the model's first choice with peer_reads among the candidates, never where ranks cannot read") {
   using earlybird::config::default_algorithm;
-  const auto bcast = [](std::size_t bytes, bool reads_peers, bool direct = true, int shared_cores = 0) {
-    return default_algorithm(Collective::bcast, bytes, 4, true, direct, 0, nullptr, shared_cores, reads_peers);
-  };
-  CHECK(bcast(64 * 1024, true) == "peer_reads");
-  CHECK(bcast(128 * 1024, true) == "peer_reads");
-  CHECK(bcast(100 * 1024, true, true, 2) == "peer_reads");
-  CHECK(bcast(64 * 1024 - 1, true) != "peer_reads");
-  CHECK(bcast(128 * 1024 + 1, true) != "peer_reads");
-  CHECK(bcast(100 * 1024, false) != "peer_reads");
-  CHECK(bcast(100 * 1024, true, false) != "peer_reads");
-  const auto allgather = [](std::size_t bytes, int shared_cores) {
-    return default_algorithm(Collective::allgather, bytes, 2, true, true, 0, nullptr, shared_cores, true);
-  };
-  CHECK(allgather(64 * 1024, 0) == "peer_reads");
-  CHECK(allgather(64 * 1024, 2) != "peer_reads");
-  CHECK(allgather(128 * 1024, 0) != "peer_reads");
-  CHECK(default_algorithm(Collective::allreduce, 64 * 1024, 2, true, true, 0, nullptr, 0, true) != "peer_reads");
+  const MachineProfile& profile = earlybird::config::machine_profile();  // defaults: a read cost for the node
+  REQUIRE(profile.node.peer_read > 0);
+  for (Collective c : kCollectives)
+    for (int ranks : {2, 4})
+      for (std::size_t bytes : {std::size_t{4096}, std::size_t{1} << 16, std::size_t{1} << 20, std::size_t{16} << 20}) {
+        CAPTURE(to_string(c));
+        CAPTURE(ranks);
+        CAPTURE(bytes);
+        const auto ranked = predict_all(c, ranks, bytes / 4, 4, true, profile.node, true);
+        CHECK(default_algorithm(c, bytes, ranks, true, true, 0, nullptr, 0, true) == ranked.front().algorithm);
+        CHECK(default_algorithm(c, bytes, ranks, true, true, 0, nullptr, 0, false) != "peer_reads");
+        CHECK(default_algorithm(c, bytes, ranks, true, false, 0, nullptr, 0, true) != "peer_reads");
+      }
 }
 
 TEST_CASE("auto on a node whose ranks outnumber its cores: the model with the cores shared") {
@@ -267,9 +318,9 @@ TEST_CASE("predict: the hierarchical entry sees the model's node layout") {
         relative(simulate(h.make(6, 1000, params, 4), 4, costs.model).time + costs.per_call));
 }
 
-TEST_CASE("predict: counts past kSimulatedCount are extrapolated on the simulated line") {
+TEST_CASE("predict: counts past kSimulatedCount are extrapolated in proportion, close to their whole simulation") {
   const LevelCosts costs{CostModel{2e-6, 1e-9, 5e-11, 4e-11, 1e-7}, 1e-6};
-  for (const char* name : {"ring", "rabenseifner", "recursive_doubling"}) {
+  for (const char* name : {"ring", "rabenseifner", "recursive_doubling", "segmented_ring"}) {
     CAPTURE(name);
     const Algorithm& a = allreduce(name);
     const std::size_t count = 4 * kSimulatedCount + 12;

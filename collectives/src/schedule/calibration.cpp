@@ -179,6 +179,56 @@ void fit_level(const std::vector<TimedAllreduce>& small, const std::vector<Timed
 
 namespace {
 
+double predicted_peer_reads(const TimedAllreduce& call, int ranks, const LevelCosts& costs, double peer_read,
+                            double memory_peer_read, double read_call) {
+  LevelCosts c = costs;
+  c.peer_read = peer_read;
+  c.memory.peer_read = memory_peer_read;
+  c.read_call = read_call;
+  return predict_peer_reads(Collective::allreduce, ranks, call.bytes / kElemBytes, kElemBytes, c);
+}
+
+}  // namespace
+
+double fit_peer_reads(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs) {
+  // The prediction is linear in the three parameters (a call past the caches
+  // reads at memory.peer_read, the others at peer_read): its coefficients
+  // are differences against all at 0; rows divided by the measured time.
+  // Where no call is past the caches (or the level has no memory regime),
+  // the second column is 0 and every subset using it is singular.
+  std::vector<Row> rows;
+  std::vector<double> y;
+  for (const TimedAllreduce& call : calls) {
+    const double base = predicted_peer_reads(call, ranks, costs, 0, 0, 0);
+    const bool past = costs.past_caches(call.bytes, ranks);
+    const double per_byte = predicted_peer_reads(call, ranks, costs, 1, 1, 0) - base;
+    rows.push_back({past ? 0 : per_byte / call.seconds, past ? per_byte / call.seconds : 0,
+                    (predicted_peer_reads(call, ranks, costs, 0, 0, 1) - base) / call.seconds});
+    y.push_back(1.0 - base / call.seconds);
+  }
+  double best_residual = INFINITY;
+  costs.peer_read = costs.memory.peer_read = costs.read_call = 0;
+  for (int mask = 1; mask < 8; ++mask) {
+    const std::vector<double> x = least_squares(rows, y, {(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0});
+    if (x.empty() || *std::min_element(x.begin(), x.end()) < 0) continue;
+    double residual = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      residual += std::pow(x[0] * rows[r][0] + x[1] * rows[r][1] + x[2] * rows[r][2] - y[r], 2);
+    if (residual < best_residual) {
+      best_residual = residual;
+      costs.peer_read = x[0];
+      costs.memory.peer_read = x[1];
+      costs.read_call = x[2];
+    }
+  }
+  // No call in cache: the one rate measured serves both.
+  if (costs.peer_read == 0) std::swap(costs.peer_read, costs.memory.peer_read);
+  if (calls.empty() || !std::isfinite(best_residual)) return 0;
+  return std::sqrt(best_residual / static_cast<double>(calls.size()));
+}
+
+namespace {
+
 double log_error_rms(const std::vector<TimedAllreduce>& calls, int ranks, const LevelCosts& costs) {
   double sum = 0;
   for (const TimedAllreduce& call : calls) {

@@ -31,9 +31,12 @@ double& field_named(LevelCosts& costs, std::string_view key) {
   if (key == "memory_beta") return costs.memory.beta;
   if (key == "memory_gamma") return costs.memory.gamma;
   if (key == "memory_copy") return costs.memory.copy;
+  if (key == "peer_read") return costs.peer_read;
+  if (key == "memory_peer_read") return costs.memory.peer_read;
+  if (key == "read_call") return costs.read_call;
   throw std::invalid_argument("unknown key '" + std::string(key) +
                               "' (alpha, beta, gamma, copy, per_step, per_call, wake, memory_from, memory_beta, "
-                              "memory_gamma, memory_copy)");
+                              "memory_gamma, memory_copy, peer_read, memory_peer_read, read_call)");
 }
 
 std::string trimmed(const std::string& text) {
@@ -63,7 +66,10 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
       << level << ".memory_from = " << c.memory.from_bytes << '\n'
       << level << ".memory_beta = " << c.memory.beta << '\n'
       << level << ".memory_gamma = " << c.memory.gamma << '\n'
-      << level << ".memory_copy = " << c.memory.copy << '\n';
+      << level << ".memory_copy = " << c.memory.copy << '\n'
+      << level << ".peer_read = " << c.peer_read << '\n'
+      << level << ".memory_peer_read = " << c.memory.peer_read << '\n'
+      << level << ".read_call = " << c.read_call << '\n';
 }
 
 }  // namespace
@@ -83,8 +89,12 @@ double parse_non_negative(const std::string& text) {
 
 MachineProfile default_profile() {
   MachineProfile profile;
-  // eb-bench calibrate, P = 2, one node (2-core VM, Open MPI 4.1.4), 2026-11-24.
-  profile.node = {CostModel{1.46e-7, 1.05e-10, 5.59e-11, 5.53e-11, 0}, 5.1e-7};
+  // eb-bench calibrate, P = 2, one node (2-core VM, Open MPI 4.1.4),
+  // 2026-11-27: in cache, and past the caches from 4 MiB x P; peer reads.
+  profile.node = {CostModel{1.4e-7, 5.44e-11, 2.24e-11, 2.02e-11, 0}, 5.39e-7,
+                  MemoryRegime{4.0 * (1 << 20), 1.35e-10, 4.99e-11, 5.24e-11, 1.65e-10}};
+  profile.node.peer_read = 8.9e-11;
+  profile.node.read_call = 2.24e-6;
   // wake: fitted to a P = 4 sweep on the same VM (4 ranks on 2 cores,
   // 512 B-32 KiB, every allreduce; docs/benchmarks.md, "Ranks sharing
   // cores"), 2026-11-26.
@@ -160,9 +170,13 @@ double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::
 
 }  // namespace
 
+bool LevelCosts::past_caches(std::size_t bytes, int ranks) const {
+  return memory.from_bytes > 0 && static_cast<double>(bytes) * ranks >= memory.from_bytes;
+}
+
 CostModel LevelCosts::model_for(std::size_t bytes, int ranks) const {
   CostModel chosen = model;
-  if (memory.from_bytes > 0 && static_cast<double>(bytes) * ranks >= memory.from_bytes) {
+  if (past_caches(bytes, ranks)) {
     chosen.beta = memory.beta;
     chosen.gamma = memory.gamma;
     chosen.copy_per_byte = memory.copy;
@@ -174,20 +188,68 @@ double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::si
                const LevelCosts& costs) {
   const CostModel model = costs.model_for(count * elem_bytes, ranks);
   if (count <= kSimulatedCount) return simulated(algorithm, ranks, count, elem_bytes, model) + costs.per_call;
-  // Linear in the count from here on: the line through the simulations at
-  // kSimulatedCount / 2 and kSimulatedCount.
+  // In proportion to the count from here on (the latencies are a vanishing
+  // part of it): a line through two simulated sizes would take its slope
+  // from sizes where a segmented algorithm's pipeline has not begun yet.
   const double full = simulated(algorithm, ranks, kSimulatedCount, elem_bytes, model);
-  const double half = simulated(algorithm, ranks, kSimulatedCount / 2, elem_bytes, model);
-  const double per_element = (full - half) / static_cast<double>(kSimulatedCount / 2);
-  return full + per_element * static_cast<double>(count - kSimulatedCount) + costs.per_call;
+  return full * static_cast<double>(count) / static_cast<double>(kSimulatedCount) + costs.per_call;
+}
+
+namespace {
+
+// What one peer_reads call asks of a rank (runtime/src/exec/peer_reads.hpp's
+// cost table; m bytes per rank's vector, or per block).
+struct PeerReadLoad {
+  double read = 0;     // bytes this rank reads (the most over the ranks)
+  double served = 0;   // bytes read out of one rank's buffers (the most)
+  double reduced = 0;  // bytes this rank folds
+  double calls = 0;    // read system calls of this rank
+  int waits = 0;       // peer flag lines waited on in turn
+};
+
+PeerReadLoad peer_read_load(Collective collective, int ranks, double m) {
+  const double others = ranks - 1;
+  const auto chunks = [](double bytes) { return std::max(1.0, std::ceil(bytes / kPeerReadChunkBytes)); };
+  switch (collective) {
+    case Collective::allreduce: {
+      const double slice = m / ranks;  // fold slice r from every rank, then read every final slice
+      return {2 * others * slice, 2 * others * slice, others * slice, others * (chunks(slice) + 1), 3};
+    }
+    case Collective::reduce_scatter: return {others * m, others * m, others * m, others * chunks(m), 2};
+    case Collective::allgather: return {others * m, others * m, 0, others, 2};
+    case Collective::bcast: return {m, others * m, 0, 1, 2};
+    case Collective::reduce: return {others * m, m, others * m, others * chunks(m), 2};
+  }
+  return {};
+}
+
+}  // namespace
+
+double predict_peer_reads(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
+                          const LevelCosts& costs) {
+  if (ranks <= 1) return costs.per_call;
+  const CostModel model = costs.model_for(count * elem_bytes, ranks);
+  const PeerReadLoad load = peer_read_load(collective, ranks, static_cast<double>(count * elem_bytes));
+  const bool memory_rate = costs.past_caches(count * elem_bytes, ranks) && costs.memory.peer_read > 0;
+  const double per_byte = memory_rate ? costs.memory.peer_read : costs.peer_read;
+  double work = std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
+  double waits = load.waits * model.alpha;
+  if (model.cores > 0 && ranks > model.cores) {
+    work *= static_cast<double>(ranks) / model.cores;
+    waits += load.waits * model.wake;
+  }
+  return costs.per_call + waits + work;
 }
 
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
-                                    bool commutative, const LevelCosts& costs) {
+                                    bool commutative, const LevelCosts& costs, bool reads_peers) {
   std::vector<Prediction> predictions;
   for (const Algorithm& a : algorithms(collective)) {
-    if (a.arrival != ArrivalOrder::none || a.executor != Executor::steps || (a.needs_commutative && !commutative)) continue;
-    predictions.push_back({a.name, predict(a, ranks, count, elem_bytes, costs)});
+    if (a.arrival != ArrivalOrder::none || (a.needs_commutative && !commutative)) continue;
+    if (a.executor == Executor::steps)
+      predictions.push_back({a.name, predict(a, ranks, count, elem_bytes, costs)});
+    else if (a.executor == Executor::peer_reads && reads_peers && costs.peer_read > 0)
+      predictions.push_back({a.name, predict_peer_reads(collective, ranks, count, elem_bytes, costs)});
   }
   std::stable_sort(predictions.begin(), predictions.end(),
                    [](const Prediction& x, const Prediction& y) { return x.seconds < y.seconds; });

@@ -32,6 +32,7 @@ struct ChoiceKey {
   bool direct;
   int node_ranks;       // of the model's ranks: 0, or a divisor below them
   int shared_cores;     // 0, or the cores an oversubscribed node's ranks share
+  bool reads_peers;     // the peer_reads entries are candidates
   auto operator<=>(const ChoiceKey&) const = default;
 };
 
@@ -100,7 +101,7 @@ const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* 
   }
   const std::size_t elem_bytes = model_elem_bytes(key.bytes);
   auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / elem_bytes, elem_bytes, key.commutative,
-                                  costs_for(key, profile));
+                                  costs_for(key, profile), key.reads_peers);
   classes_ranked.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(mutex);
   return explained(cache.try_emplace(key, Ranked{std::move(ranked)}).first->second);
@@ -161,15 +162,8 @@ const coll::MachineProfile& machine_profile() {
   return *c.profile;
 }
 
-bool picks_peer_reads(Collective collective, std::size_t bytes, int shared_cores) {
-  if (collective == Collective::bcast) return bytes >= kPeerReadsBcastBytes.first && bytes <= kPeerReadsBcastBytes.second;
-  return collective == Collective::allgather && shared_cores == 0 && bytes >= kPeerReadsAllgatherBytes.first &&
-         bytes <= kPeerReadsAllgatherBytes.second;
-}
-
 std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
                               int node_ranks, std::string* explanation, int shared_cores, bool reads_peers) {
-  if (direct && reads_peers && ranks > 1 && picks_peer_reads(collective, bytes, shared_cores)) return "peer_reads";
   // What one rank publishes on the inline lines: reduce-scatter its P blocks.
   const std::size_t published = collective == Collective::reduce_scatter ? bytes * static_cast<std::size_t>(ranks) : bytes;
   if (direct && ranks > 1 && published <= kInlineFlagsBytes) {
@@ -183,7 +177,7 @@ std::string default_algorithm(Collective collective, std::size_t bytes, int rank
   // the communicator's ranks share, in proportion.
   const int model_cores = shared_cores > 0 ? std::max(1, shared_cores * model_ranks / ranks) : 0;
   const ChoiceKey key{collective,         model_ranks, std::bit_ceil(bytes), commutative, direct,
-                      nodes_fit ? node_ranks : 0, direct ? model_cores : 0};
+                      nodes_fit ? node_ranks : 0, direct ? model_cores : 0, direct && reads_peers};
   const auto& ranked = ranking(key, explanation);
   return ranked.empty() ? "" : std::string(ranked.front().algorithm);
 }

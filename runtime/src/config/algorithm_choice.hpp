@@ -21,19 +21,6 @@ namespace earlybird::config {
 // compare; it is the node's path for tiny calls.
 constexpr std::size_t kInlineFlagsBytes = 448;
 
-// Where every rank reads its peers' memory (Transport::reads_peer_memory),
-// bcasts of these many bytes, and allgathers of blocks of these many bytes
-// on a node with a core per rank, run peer_reads (exec/peer_reads.hpp): one
-// copy per byte, as Open MPI's own single-copy path, measured level with it
-// (0.95-1.04) where the window's two copies took 1.1-1.4 of it in most runs
-// on the project's VM; elsewhere the window's copies were faster in most
-// runs, or the two swapped places from run to run (docs/benchmarks.md, "Peer
-// reads"). The model has no cost for a read of a peer's memory, so this is
-// a rule, as inline_flags' is.
-constexpr std::pair<std::size_t, std::size_t> kPeerReadsBcastBytes{64 * 1024, 128 * 1024};
-constexpr std::pair<std::size_t, std::size_t> kPeerReadsAllgatherBytes{32 * 1024, 64 * 1024};
-bool picks_peer_reads(coll::Collective collective, std::size_t bytes, int shared_cores);
-
 // The model predicts at most this many ranks (a larger communicator takes
 // the choice for this many) until per-rank plans make large schedules cheap.
 constexpr int kModelRanks = 64;
@@ -63,7 +50,9 @@ bool use_probed_profile(const coll::MachineProfile& probed);
 // a core per rank. "" when no algorithm suits. `explanation`, when given,
 // receives the choice and the runners-up's predicted times the first time
 // this class is decided in the process (else it is left empty).
-// `reads_peers`: every rank reads the others' memory (picks_peer_reads).
+// `reads_peers`: every rank reads the others' memory (Transport::
+// reads_peer_memory): the peer_reads entries are then candidates where the
+// profile's level has a peer-read cost (coll::predict_peer_reads).
 std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
                               bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
                               int shared_cores = 0, bool reads_peers = false);

@@ -13,10 +13,6 @@ namespace {
 
 using coll::Collective;
 
-// A fold's unit: a peer's chunk read into a buffer, then reduced into the
-// output while both are in cache.
-constexpr std::size_t kChunkBytes = 128 * 1024;
-
 // The signature lines 0 and 1 carry once their rank withdrew (no call's
 // signature is this: see the constructor).
 constexpr std::uint64_t kWithdrawn = kSignatureMask;
@@ -194,10 +190,14 @@ bool PeerReads::reads_anything() const {
   return false;
 }
 
+// Peers are visited from rank + 1 round, so that each owner's buffers are
+// read by about one rank at a time, not by every reader at once as a visit
+// in rank order would have it.
 template <class Waited, class Take>
 bool PeerReads::take_ready(Line which, Waited waited, Take take, bool& progressed) {
   bool all = true;
-  for (int k = 0; k < size_ && !failure_.failed(); ++k) {
+  for (int i = 1; i <= size_ && !failure_.failed(); ++i) {
+    const int k = (rank_ + i) % size_;
     auto& taken = done_[static_cast<std::size_t>(k)];
     if (!waited(k) || taken) continue;
     if (!line_ready(k, which)) {
@@ -321,7 +321,9 @@ void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
 
 void PeerReads::place(int rank, const Piece& piece) { read(rank, piece, buffers_.output + piece.to * elem_); }
 
-std::size_t PeerReads::chunk_elems() const { return std::max<std::size_t>(1, kChunkBytes / elem_); }
+// A fold's unit (coll::kPeerReadChunkBytes): a peer's chunk read into a
+// buffer, then reduced into the output while both are in cache.
+std::size_t PeerReads::chunk_elems() const { return std::max<std::size_t>(1, coll::kPeerReadChunkBytes / elem_); }
 
 // output[piece] = output[piece] op rank's piece, a chunk at a time.
 void PeerReads::fold_in(int rank, const Piece& piece) {

@@ -121,8 +121,8 @@ class PeerReads final : public CollectiveTask {
   bool folds() const;
   bool reads_anything() const;       // reads(k) for some rank k
   // Calls take(k) for every rank k with waited(k), not taken in this stage
-  // yet, whose `which` line is ready (marking it in done_); true once all
-  // are taken and nothing failed.
+  // yet, whose `which` line is ready (marking it in done_), from rank + 1
+  // round; true once all are taken and nothing failed.
   template <class Waited, class Take>
   bool take_ready(Line which, Waited waited, Take take, bool& progressed);
   Piece piece_of(int rank) const;    // what the reading stage takes of `rank`

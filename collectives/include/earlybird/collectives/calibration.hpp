@@ -54,6 +54,16 @@ constexpr double kSplitGain = 2.0 / 3.0;
 void fit_level(const std::vector<TimedAllreduce>& small, const std::vector<TimedAllreduce>& large, int ranks,
                const LocalRates& in_cache, const LocalRates& in_memory, LevelCosts& costs, int rounds = 3);
 
+// costs.peer_read, costs.memory.peer_read (for the calls past the caches,
+// costs.past_caches) and costs.read_call from `calls`, peer_reads
+// allreduces (predict_peer_reads; every other parameter kept): least
+// squares of the relative error over every subset of the three, the best
+// fit with none negative (all 0 when none is). A rate no call measured is
+// left 0 (memory.peer_read 0: the in-cache rate serves), except that with
+// every call past the caches their rate becomes peer_read. Returns the
+// fit's RMS relative error.
+double fit_peer_reads(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
+
 // Where `cores` CPUs serve `ranks` ranks (fewer cores than ranks): sets
 // costs.model.cores to `cores` and fits costs.model.wake, the switch between
 // ranks (simulate.hpp), every other parameter kept: the value in [0,

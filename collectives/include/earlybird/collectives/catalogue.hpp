@@ -87,6 +87,10 @@ enum class Executor : std::uint8_t {
                  // user buffers (process_vm_readv; runtime/src/exec/peer_reads.hpp)
 };
 
+// peer_reads folds a peer's part this many bytes at a time (one read system
+// call each), so the fold's operand stays in cache.
+constexpr std::size_t kPeerReadChunkBytes = 128 * 1024;
+
 struct Algorithm {
   std::string_view name;
   bool needs_commutative;  // true: may combine contributions out of rank order

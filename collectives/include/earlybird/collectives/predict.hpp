@@ -25,6 +25,7 @@ struct MemoryRegime {
   double beta = 0;        // seconds per byte transferred
   double gamma = 0;       // seconds per byte reduced
   double copy = 0;        // seconds per byte copied
+  double peer_read = 0;   // seconds per byte read from a peer (LevelCosts::peer_read); 0: the in-cache rate
 };
 
 struct LevelCosts {
@@ -35,8 +36,18 @@ struct LevelCosts {
   CostModel model;
   double per_call = 0;  // seconds every collective costs once, whatever its schedule
   MemoryRegime memory;  // beta, gamma and copy of `model` are then the in-cache ones
-  // The model for a collective of `bytes` per rank over `ranks` ranks: `model`
-  // with the memory regime's rates where bytes x ranks reach its from_bytes.
+  // Ranks reading each other's memory directly (the peer_reads entries,
+  // where Transport::reads_peer_memory): peer_read seconds per byte read
+  // (memory.peer_read past the caches), read_call seconds per read system
+  // call (predict_peer_reads). peer_read 0: not measured here, and `auto`
+  // leaves the peer_reads entries out.
+  double peer_read = 0;
+  double read_call = 0;
+  // Whether a collective of `bytes` per rank over `ranks` ranks is past the
+  // caches: bytes x ranks reach memory.from_bytes (> 0).
+  bool past_caches(std::size_t bytes, int ranks) const;
+  // The model for such a collective: `model` with the memory regime's rates
+  // where it is past the caches.
   CostModel model_for(std::size_t bytes, int ranks) const;
 };
 
@@ -54,7 +65,8 @@ MachineProfile default_profile();
 // The profile file: `level.key = value` lines (level: node, network; key:
 // alpha, beta, gamma, copy, per_step, per_call, wake (CostModel: used where
 // a node's ranks outnumber its cores), memory_from (bytes),
-// memory_beta, memory_gamma, memory_copy; seconds and seconds per byte),
+// memory_beta, memory_gamma, memory_copy; seconds and seconds per byte;
+// peer_read, memory_peer_read (seconds per byte) and read_call (seconds)),
 // '#' starts a comment; keys not given keep their defaults. Throws
 // std::invalid_argument naming the file, the line and the problem.
 MachineProfile read_profile(const std::string& path);
@@ -71,18 +83,33 @@ double parse_non_negative(const std::string& text);
 LevelCosts spanning_nodes(const MachineProfile& profile, int node_ranks);
 
 // Counts up to this many elements are simulated; larger ones extrapolated
-// (a schedule's steps, and so the simulation's time, grow with the count for
-// segmented algorithms, and every size past a few MiB is bandwidth-bound).
+// in proportion (a schedule's steps, and so the simulation's time, grow with
+// the count for segmented algorithms, and every size past a few MiB is
+// bandwidth-bound).
 constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
 
 // The model's time for `algorithm` over `ranks` ranks and `count` elements
 // of `elem_bytes` bytes (AlgorithmParams::node_ranks = costs.model.node_ranks,
 // the rest defaults): the simulated schedule's time under
 // costs.model_for(count x elem_bytes, ranks) plus per_call; above
-// kSimulatedCount, the line through the times at kSimulatedCount / 2 and
-// kSimulatedCount (under the same model).
+// kSimulatedCount, the time at kSimulatedCount (under the same model) times
+// count / kSimulatedCount, plus per_call. (A line through the times at
+// kSimulatedCount / 2 and kSimulatedCount put a 16 MiB segmented ring at P =
+// 16 at 0.6 of its whole simulation: at 2 MiB its pipeline had not begun.)
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs);
+
+// The time of a peer_reads call (runtime/src/exec/peer_reads.hpp), which has
+// no schedule: per_call, alpha for each wait on a peer's flag line, and each
+// rank's bytes read at peer_read (memory.peer_read past the caches, where
+// given), reduced at gamma, plus read_call per
+// system call (folds read kPeerReadChunkBytes at a time). An owner's memory
+// serves its readers one at a time, as a port (a bcast root's buffer is read
+// P - 1 times): a rank's bytes count as the larger of what it reads and what
+// is read from it. Ranks sharing cores (model.cores) take turns: the work
+// grows by P / cores and each wait costs a wake.
+double predict_peer_reads(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
+                          const LevelCosts& costs);
 
 struct Prediction {
   std::string_view algorithm;
@@ -90,9 +117,10 @@ struct Prediction {
 };
 
 // Every algorithm of `collective` that `auto` may choose (not arrival-ordered,
-// not run on inline flag lines, commutativity suiting the operator), with its
+// not run on inline flag lines, commutativity suiting the operator; the
+// peer_reads entry where `reads_peers` and costs.peer_read > 0), with its
 // prediction, fastest first (ties: catalogue order).
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
-                                    bool commutative, const LevelCosts& costs);
+                                    bool commutative, const LevelCosts& costs, bool reads_peers = false);
 
 }  // namespace earlybird::coll
