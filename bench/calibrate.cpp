@@ -102,7 +102,8 @@ std::vector<coll::TimedAllreduce> measure_all(Communicator& comm, const std::vec
 
 // peer_reads allreduces at 4 KiB and the bandwidth sizes; none where the
 // ranks cannot read each other's memory (a first call failing on any rank
-// says so: reported, not counted as a failure).
+// says so: reported, not counted as a failure, and the profile then says
+// peer_read 0: auto leaves the entry out).
 std::vector<coll::TimedAllreduce> measure_peer_reads(Communicator& comm, const CalibrateOptions& o, Totals& totals) {
   std::vector<std::size_t> sizes{kLatencyBytes.back()};
   sizes.insert(sizes.end(), kBandwidthBytes.begin(), kBandwidthBytes.end());
@@ -197,6 +198,8 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
     coll::fit_level(small, large, ranks, in_cache, in_memory, costs);
     if (level == "node") {
       const std::vector<coll::TimedAllreduce> reads = measure_peer_reads(comm, o, totals);
+      // What the profile started with is not this level's.
+      costs.peer_read = costs.memory.peer_read = costs.read_call = 0;
       if (!reads.empty()) {
         const double error = coll::fit_peer_reads(reads, ranks, costs);
         if (rank == 0)
