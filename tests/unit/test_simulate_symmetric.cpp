@@ -145,4 +145,19 @@ TEST_CASE("SUARA's steps are predicted from one rank's plan only where that is e
         CHECK(detail::predicted_group_step(name, p, count, kElemBytes, kModel) ==
               doctest::Approx(whole(a, p, count, {})).epsilon(1e-12));
       }
+  // Above kWholeSimulationRanks, counts P does not divide come from the
+  // multiples of P around them: close to the whole schedule's simulation.
+  for (std::string_view name : {"ring", "segmented_ring", "rabenseifner"})
+    for (int p : {300, 512}) {
+      if (!detail::predicted_from_one_rank(name, p, static_cast<std::size_t>(p), kModel)) continue;
+      for (std::size_t count : {std::size_t{2}, std::size_t(p) - 1, 3 * std::size_t(p) + 1, 15 * std::size_t(p) / 2}) {
+        CAPTURE(name);
+        CAPTURE(p);
+        CAPTURE(count);
+        const Algorithm& a = *find_algorithm(Collective::allreduce, name);
+        const double epsilon = name == "rabenseifner" ? 0.12 : 1e-3;
+        CHECK(detail::predicted_group_step(name, p, count, kElemBytes, kModel) ==
+              doctest::Approx(whole(a, p, count, {})).epsilon(epsilon));
+      }
+    }
 }

@@ -53,12 +53,28 @@ bool predicted_from_one_rank(std::string_view name, int ranks, std::size_t count
   return false;
 }
 
+namespace {
+
+double one_rank_time(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
+                     const CostModel& model) {
+  return simulate_symmetric(plan_for_rank(algorithm, ranks, count, AlgorithmParams{}, elem_bytes, 0), elem_bytes, model)
+      .time;
+}
+
+}  // namespace
+
 double predicted_group_step(std::string_view name, int ranks, std::size_t count, std::size_t elem_bytes,
                             const CostModel& model) {
   const Algorithm& algorithm = *find_allreduce(name);
-  if (predicted_from_one_rank(name, ranks, count, model))
-    return simulate_symmetric(plan_for_rank(algorithm, ranks, count, AlgorithmParams{}, elem_bytes, 0), elem_bytes, model)
-        .time;
+  if (predicted_from_one_rank(name, ranks, count, model)) return one_rank_time(algorithm, ranks, count, elem_bytes, model);
+  const auto p = static_cast<std::size_t>(ranks);
+  if (ranks > kWholeSimulationRanks && predicted_from_one_rank(name, ranks, p, model)) {
+    if (count <= p) return one_rank_time(algorithm, ranks, p, elem_bytes, model);
+    const std::size_t below = count / p * p;
+    const double low = one_rank_time(algorithm, ranks, below, elem_bytes, model);
+    const double high = one_rank_time(algorithm, ranks, below + p, elem_bytes, model);
+    return low + (high - low) * static_cast<double>(count - below) / static_cast<double>(p);
+  }
   return simulate(algorithm.make(ranks, count, AlgorithmParams{}, elem_bytes), elem_bytes, model).time;
 }
 

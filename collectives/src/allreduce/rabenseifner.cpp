@@ -63,66 +63,78 @@ struct ChunkRun {
   }
 };
 
+// What each core rank holds follows from its bits alone, so the rounds
+// compute it per rank (run_after, halving_used) instead of tracking every
+// rank: a per-rank plan visits only its kept ranks and their partners.
 class Rabenseifner {
  public:
-  Rabenseifner(Builder& b, const detail::Fold& fold)
-      : b_(b),
-        fold_(fold),
-        held_(static_cast<std::size_t>(fold.core()), ChunkRun{0, fold.core()}),
-        halving_used_(static_cast<std::size_t>(fold.core()), 0) {
-    for (int c = 0; c < fold.core(); ++c) vector_in_.push_back(fold.vector_buffer(c));
+  Rabenseifner(Builder& b, const detail::Fold& fold) : b_(b), fold_(fold) {
+    for (int c = 0; c < fold.core(); ++c)
+      if (kept(c)) kept_core_.push_back(c);
   }
 
   void halving_round(int k) {
-    const int core = fold_.core();
-    for (int c = 0; c < core; ++c) {  // give the partner the half it keeps
+    for (int c : visited(k)) {  // give the partner the half it keeps
       const int partner = c ^ (1 << k);
-      if (!kept(c) && !kept(partner)) continue;  // a per-rank plan's builder drops it anyway
-      b_.put(slot(c, vector_in_[at(c)], kept_by(partner, k)), halving_landing(partner, kept_by(partner, k)));
+      const ChunkRun kept = run_after(partner, k + 1);
+      b_.put(slot(c, vector_in(c, k), kept), halving_landing(partner, k, kept));
     }
-    for (int c = 0; c < core; ++c) reduce_kept_half(c, k);
+    for (int c : kept_core_) reduce_kept_half(c, k);
   }
 
   void doubling_round(int k) {
-    const int core = fold_.core();
-    for (int c = 0; c < core; ++c)
-      if (kept(c) || kept(c ^ (1 << k)))
-        b_.put(slot(c, Buffer::output, held_[at(c)]), doubling_landing(c ^ (1 << k), held_[at(c)]));
-    for (int c = 0; c < core; ++c) {
-      if (!kept(c)) continue;
-      const ChunkRun received = held_[at(c ^ (1 << k))];
+    for (int c : visited(k)) {
+      const ChunkRun held = run_after(c, k + 1);
+      b_.put(slot(c, Buffer::output, held), doubling_landing(c ^ (1 << k), held));
+    }
+    for (int c : kept_core_) {
+      const ChunkRun received = run_after(c ^ (1 << k), k + 1);
       b_.copy(slot(c, Buffer::output, received), doubling_landing(c, received));
     }
-    std::vector<ChunkRun> joined(held_.size());
-    for (int c = 0; c < core; ++c) joined[at(c)] = held_[at(c)].joined(held_[at(c ^ (1 << k))]);
-    held_ = std::move(joined);
   }
 
  private:
-  static std::size_t at(int core_rank) { return static_cast<std::size_t>(core_rank); }
   bool kept(int c) const { return b_.keeps(fold_.real_rank(c)); }
 
-  // In round k the partner whose bit k is clear keeps the lower half.
-  ChunkRun kept_by(int c, int k) const { return held_[at(c)].half(((c >> k) & 1) != 0); }
-
-  // The lower block of ranks goes on the left: rank order is kept.
-  void reduce_kept_half(int c, int k) {
-    const ChunkRun kept = kept_by(c, k);
-    if (!this->kept(c)) {  // only the bookkeeping: a per-rank plan leaves this rank out
-      vector_in_[at(c)] = Buffer::output;
-      held_[at(c)] = kept;
-      return;
+  // The core ranks with a step in round k: the kept ones and their partners,
+  // ascending (every core rank in a whole build).
+  std::vector<int> visited(int k) const {
+    std::vector<int> ranks;
+    for (int c : kept_core_) {
+      ranks.push_back(c);
+      if (!kept(c ^ (1 << k))) ranks.push_back(c ^ (1 << k));
     }
-    const Slot received = halving_landing(c, kept);
-    const Slot own = slot(c, vector_in_[at(c)], kept);
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+  }
+
+  // The run core rank c holds after `rounds` halving rounds, which is also
+  // what it holds before allgather round rounds - 1. In round j the partner
+  // whose bit j is clear keeps the lower half.
+  ChunkRun run_after(int c, int rounds) const {
+    ChunkRun run{0, fold_.core()};
+    for (int j = 0; j < rounds; ++j) run = run.half(((c >> j) & 1) != 0);
+    return run;
+  }
+  // The halving rounds before round k landed that much in c's scratch.
+  std::size_t halving_used(int c, int k) const {
+    std::size_t used = 0;
+    for (int j = 0; j < k; ++j) used += elements(run_after(c, j + 1)).count;
+    return used;
+  }
+  // The input until the rank's first reduce, then its output.
+  Buffer vector_in(int c, int k) const { return k == 0 ? fold_.vector_buffer(c) : Buffer::output; }
+
+  void reduce_kept_half(int c, int k) {
+    const ChunkRun kept = run_after(c, k + 1);
+    const Slot received = halving_landing(c, k, kept);
+    const Slot own = slot(c, vector_in(c, k), kept);
     const Slot result = slot(c, Buffer::output, kept);
+    // The lower block of ranks goes on the left: rank order is kept.
     if (((c >> k) & 1) == 0)
       b_.reduce(result, own, received);
     else
       b_.reduce(result, received, own);
-    halving_used_[at(c)] += result.range.count;
-    vector_in_[at(c)] = Buffer::output;
-    held_[at(c)] = kept;
   }
 
   Range elements(const ChunkRun& run) const {
@@ -136,16 +148,14 @@ class Rabenseifner {
   // [count, 2 count) the fold (ranks that take one); then the halving rounds,
   // packed in the order they arrive.
   Slot doubling_landing(int c, const ChunkRun& run) const { return slot(c, Buffer::scratch, run); }
-  Slot halving_landing(int c, const ChunkRun& run) const {
+  Slot halving_landing(int c, int k, const ChunkRun& run) const {
     const std::size_t base = b_.count() * (fold_.took_fold(c) ? 2 : 1);
-    return {fold_.real_rank(c), Buffer::scratch, {base + halving_used_[at(c)], elements(run).count}};
+    return {fold_.real_rank(c), Buffer::scratch, {base + halving_used(c, k), elements(run).count}};
   }
 
   Builder& b_;
   const detail::Fold& fold_;
-  std::vector<ChunkRun> held_;               // chunks each core rank holds
-  std::vector<std::size_t> halving_used_;    // scratch the halving rounds used so far
-  std::vector<Buffer> vector_in_;            // input until the rank's first reduce
+  std::vector<int> kept_core_;  // ascending
 };
 
 }  // namespace

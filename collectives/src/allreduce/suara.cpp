@@ -30,7 +30,8 @@
 // best grid of n / d (memoised over the divisors of P); a grid of more steps
 // must predict less by more than rounding. One step (L = 1) is the flat
 // algorithm: SUARA never predicts worse than the best flat candidate. A
-// rank-symmetric candidate is simulated from one rank's plan
+// rank-symmetric candidate is simulated from one rank's plan, above 256
+// ranks also one symmetric at the multiples of P around the count
 // (detail::predicted_group_step), the others whole; the grid is remembered
 // per (P, count, element size, model) in the process.
 //
