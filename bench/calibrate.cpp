@@ -123,14 +123,6 @@ std::vector<coll::TimedAllreduce> measure_peer_reads(Communicator& comm, const C
   return all;
 }
 
-double predicted(const coll::TimedAllreduce& call, int ranks, const coll::LevelCosts& costs) {
-  const coll::Algorithm* a = coll::find_algorithm(coll::Collective::allreduce, call.algorithm);
-  const std::size_t count = call.bytes / kElemBytes;
-  if (a->executor == coll::Executor::peer_reads)
-    return coll::predict_peer_reads(coll::Collective::allreduce, ranks, count, kElemBytes, costs);
-  return coll::predict(*a, ranks, count, kElemBytes, costs);
-}
-
 // Measured against predicted for the validated algorithms; how many within 25 %.
 void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCosts& costs, Totals& totals) {
   const int rank = comm.rank();
@@ -144,7 +136,9 @@ void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCo
     if (a != "peer_reads" || costs.peer_read > 0) names.push_back(a.c_str());  // where it was measured
   for (std::size_t bytes : o.validate_sizes) {
     for (const coll::TimedAllreduce& s : measure(comm, names, bytes, o.budget_s, totals)) {
-      const double prediction = predicted(s, comm.size(), costs);
+      const double prediction =
+          coll::predict_entry(coll::Collective::allreduce, *coll::find_algorithm(coll::Collective::allreduce, s.algorithm),
+                              comm.size(), bytes / kElemBytes, kElemBytes, costs);
       const double ratio = prediction / s.seconds;
       ++total;
       if (ratio >= 0.75 && ratio <= 1.25) ++within;

@@ -241,16 +241,21 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
   return costs.per_call + waits + work;
 }
 
+double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
+                     std::size_t elem_bytes, const LevelCosts& costs) {
+  if (algorithm.executor == Executor::peer_reads) return predict_peer_reads(collective, ranks, count, elem_bytes, costs);
+  return predict(algorithm, ranks, count, elem_bytes, costs);
+}
+
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                                     bool commutative, const LevelCosts& costs, bool reads_peers) {
+  const auto candidate = [&](const Algorithm& a) {
+    if (a.arrival != ArrivalOrder::none || (a.needs_commutative && !commutative)) return false;
+    return a.executor == Executor::steps || (a.executor == Executor::peer_reads && reads_peers && costs.peer_read > 0);
+  };
   std::vector<Prediction> predictions;
-  for (const Algorithm& a : algorithms(collective)) {
-    if (a.arrival != ArrivalOrder::none || (a.needs_commutative && !commutative)) continue;
-    if (a.executor == Executor::steps)
-      predictions.push_back({a.name, predict(a, ranks, count, elem_bytes, costs)});
-    else if (a.executor == Executor::peer_reads && reads_peers && costs.peer_read > 0)
-      predictions.push_back({a.name, predict_peer_reads(collective, ranks, count, elem_bytes, costs)});
-  }
+  for (const Algorithm& a : algorithms(collective))
+    if (candidate(a)) predictions.push_back({a.name, predict_entry(collective, a, ranks, count, elem_bytes, costs)});
   std::stable_sort(predictions.begin(), predictions.end(),
                    [](const Prediction& x, const Prediction& y) { return x.seconds < y.seconds; });
   return predictions;

@@ -111,6 +111,11 @@ double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::si
 double predict_peer_reads(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                           const LevelCosts& costs);
 
+// The model's time for `algorithm`, an entry of `collective`'s catalogue:
+// predict_peer_reads for the peer_reads executor, else predict.
+double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
+                     std::size_t elem_bytes, const LevelCosts& costs);
+
 struct Prediction {
   std::string_view algorithm;
   double seconds;
