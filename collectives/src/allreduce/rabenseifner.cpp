@@ -58,9 +58,6 @@ struct ChunkRun {
     const int middle = first + (last - first) / 2;
     return upper ? ChunkRun{middle, last} : ChunkRun{first, middle};
   }
-  ChunkRun joined(const ChunkRun& other) const {
-    return {std::min(first, other.first), std::max(last, other.last)};
-  }
 };
 
 // What each core rank holds follows from its bits alone, so the rounds

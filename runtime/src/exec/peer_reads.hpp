@@ -29,6 +29,10 @@
 // call per peer read (folds: per 128 KiB chunk); the owner of a buffer
 // waits for its readers' line 2, a synchronisation the schedules' puts do
 // not have (an MPI bcast root may return before any reader has the data).
+// Each rank visits its peers from rank + 1 round, so an owner's buffers are
+// read by about one reader at a time (in rank order every reader started on
+// rank 0: at P = 16 an allgather of 1 MiB blocks took 8.2 ms against 5.0).
+// auto prices this path with coll::predict_peer_reads.
 // Folds: with a commutative operator, each rank's part is folded in as soon
 // as it publishes (arrival order: a late rank's part comes last, the others'
 // are folded while it is away); otherwise, once every rank has published, in
