@@ -25,7 +25,10 @@
 // there the times measure the switches more than the hardware.
 // - peer_read and read_call, where the ranks read each other's memory (one
 //   node, process_vm_readv allowed): peer_reads allreduces at 4 KiB and the
-//   bandwidth sizes, fitted by coll::fit_peer_reads once the rest is fitted.
+//   bandwidth sizes, fitted by coll::fit_peer_reads once the rest is fitted;
+// - inline_call and inline_line on a node: inline_flags allreduces from 8 B
+//   to the most the flag lines hold (1 to 8 lines per peer), fitted by
+//   coll::fit_inline_lines once gamma is measured.
 // Every call's result is checked against the MPI library's; a wrong one fails
 // the job (exit 2) and writes no profile.
 #include <mpi.h>
@@ -55,6 +58,7 @@ constexpr std::array<const char*, 4> kLatencyAlgorithms{"recursive_doubling", "r
 constexpr std::array<std::size_t, 2> kLatencyBytes{8, 4096};
 constexpr std::array<const char*, 3> kBandwidthAlgorithms{"ring", "rabenseifner", "recursive_doubling"};
 constexpr std::array<std::size_t, 4> kBandwidthBytes{64u << 10, 1u << 20, 4u << 20, 16u << 20};
+constexpr std::array<std::size_t, 4> kInlineBytes{8, 112, 280, coll::kInlineLinesBytes};
 
 // The local passes for gamma and copy: one that stays in the caches, one
 // that goes past them.
@@ -124,7 +128,8 @@ std::vector<coll::TimedAllreduce> measure_peer_reads(Communicator& comm, const C
 }
 
 // Measured against predicted for the validated algorithms; how many within 25 %.
-void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCosts& costs, Totals& totals) {
+void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCosts& costs, const std::string& level,
+              Totals& totals) {
   const int rank = comm.rank();
   if (rank == 0)
     std::printf("\n# validation: measured median vs the model's prediction (same run); ratio = predicted / measured\n"
@@ -138,7 +143,7 @@ void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCo
     for (const coll::TimedAllreduce& s : measure(comm, names, bytes, o.budget_s, totals)) {
       const double prediction =
           coll::predict_entry(coll::Collective::allreduce, *coll::find_algorithm(coll::Collective::allreduce, s.algorithm),
-                              comm.size(), bytes / kElemBytes, kElemBytes, costs);
+                              comm.size(), bytes / kElemBytes, kElemBytes, costs, {.inline_lines = level == "node"});
       const double ratio = prediction / s.seconds;
       ++total;
       if (ratio >= 0.75 && ratio <= 1.25) ++within;
@@ -201,6 +206,11 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
                       "error %.2f over %zu calls)\n",
                       costs.peer_read, costs.memory.peer_read, costs.read_call, error, reads.size());
       }
+      const std::vector<coll::TimedAllreduce> lines = measure_all(comm, {"inline_flags"}, kInlineBytes, o, totals);
+      const double error = coll::fit_inline_lines(lines, ranks, costs);
+      if (rank == 0)
+        std::printf("# inline lines: inline_call %.3g s, inline_line %.3g s (RMS relative error %.2f over %zu calls)\n",
+                    costs.inline_call, costs.inline_line, error, lines.size());
     }
   }
   if (rank == 0 && costs.model.cores == 0) {
@@ -219,7 +229,7 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
     std::printf("# written to %s (EARLYBIRD_PROFILE=%s)\n", o.output.c_str(), o.output.c_str());
   }
   if (!o.validate_sizes.empty() && o.validate_algorithms != std::vector<std::string>{"none"})
-    validate(comm, o, costs, totals);
+    validate(comm, o, costs, level, totals);
   return totals.exit_code();
 }
 

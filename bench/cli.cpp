@@ -353,7 +353,7 @@ void add_calibrate(CLI::App& app, CalibrateOptions& o) {
   add_number(*calibrate, "--budget", o.budget_s, at_least(0), "seconds of timing per algorithm and size");
   add_sizes(*calibrate, o.validate_sizes, "8,4K,64K,1M,16M");  // validation sizes
   add_list(*calibrate, "--validate", o.validate_algorithms,
-           "ring,rabenseifner,binomial,recursive_doubling,arrival_chain,peer_reads",
+           "ring,rabenseifner,binomial,recursive_doubling,arrival_chain,peer_reads,inline_flags",
            "algorithms whose measured time is compared with the model's prediction (--sizes: at which sizes; "
            "none: skip)");
 }

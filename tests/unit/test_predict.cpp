@@ -236,16 +236,16 @@ TEST_CASE("peer_reads is a candidate only where the ranks read each other and th
   LevelCosts costs = reading_costs();
   for (Collective c : kCollectives) {
     CAPTURE(to_string(c));
-    CHECK(has_peer_reads(predict_all(c, 4, 1 << 18, 4, true, costs, true)));
-    CHECK_FALSE(has_peer_reads(predict_all(c, 4, 1 << 18, 4, true, costs, false)));
+    CHECK(has_peer_reads(predict_all(c, 4, 1 << 18, 4, true, costs, {.peer_reads = true})));
+    CHECK_FALSE(has_peer_reads(predict_all(c, 4, 1 << 18, 4, true, costs, {})));
   }
   costs.peer_read = 0;
-  CHECK_FALSE(has_peer_reads(predict_all(Collective::allreduce, 4, 1 << 18, 4, true, costs, true)));
+  CHECK_FALSE(has_peer_reads(predict_all(Collective::allreduce, 4, 1 << 18, 4, true, costs, {.peer_reads = true})));
   // Free reads win a large allreduce; costly ones lose it.
   costs.peer_read = 1e-13;
-  CHECK(predict_all(Collective::allreduce, 8, 1 << 20, 4, true, costs, true).front().algorithm == "peer_reads");
+  CHECK(predict_all(Collective::allreduce, 8, 1 << 20, 4, true, costs, {.peer_reads = true}).front().algorithm == "peer_reads");
   costs.peer_read = 1e-8;
-  CHECK(predict_all(Collective::allreduce, 8, 1 << 20, 4, true, costs, true).front().algorithm != "peer_reads");
+  CHECK(predict_all(Collective::allreduce, 8, 1 << 20, 4, true, costs, {.peer_reads = true}).front().algorithm != "peer_reads");
 }
 
 TEST_CASE("auto takes the model's first choice with peer_reads among the candidates, never where ranks cannot read") {
@@ -258,7 +258,7 @@ TEST_CASE("auto takes the model's first choice with peer_reads among the candida
         CAPTURE(to_string(c));
         CAPTURE(ranks);
         CAPTURE(bytes);
-        const auto ranked = predict_all(c, ranks, bytes / 4, 4, true, profile.node, true);
+        const auto ranked = predict_all(c, ranks, bytes / 4, 4, true, profile.node, {.peer_reads = true});
         CHECK(default_algorithm(c, bytes, ranks, true, true, 0, nullptr, 0, true) == ranked.front().algorithm);
         CHECK(default_algorithm(c, bytes, ranks, true, true, 0, nullptr, 0, false) != "peer_reads");
         CHECK(default_algorithm(c, bytes, ranks, true, false, 0, nullptr, 0, true) != "peer_reads");

@@ -55,6 +55,26 @@ std::vector<double> least_squares(const std::vector<Row>& rows, const std::vecto
   return x;
 }
 
+struct LinearFit {
+  std::vector<double> x;  // empty: no subset fits with every value >= 0
+  double residual = INFINITY;  // sum of squared errors
+};
+
+// The least-squares fit of rows x = y with the least residual over every
+// subset of the three columns, none negative (the others 0).
+LinearFit best_non_negative_fit(const std::vector<Row>& rows, const std::vector<double>& y) {
+  LinearFit best;
+  for (int mask = 1; mask < 8; ++mask) {
+    const std::vector<double> x = least_squares(rows, y, {(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0});
+    if (x.empty() || *std::min_element(x.begin(), x.end()) < 0) continue;
+    double residual = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      residual += std::pow(x[0] * rows[r][0] + x[1] * rows[r][1] + x[2] * rows[r][2] - y[r], 2);
+    if (residual < best.residual) best = {x, residual};
+  }
+  return best;
+}
+
 // per_call, alpha, per_step: the non-negative fit with the least residual
 // over every subset of the three parameters, under `model`'s byte costs.
 void fit_latency(const std::vector<TimedAllreduce>& small, int ranks, const CostModel& model, LevelCosts& costs) {
@@ -67,23 +87,11 @@ void fit_latency(const std::vector<TimedAllreduce>& small, int ranks, const Cost
                     simulated(call, ranks, unit_per_step()) / call.seconds});
     y.push_back(1.0 - simulated(call, ranks, bytes_only) / call.seconds);
   }
-  double best_residual = INFINITY;
-  for (int mask = 1; mask < 8; ++mask) {
-    const std::array<bool, 3> used{(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0};
-    const std::vector<double> x = least_squares(rows, y, used);
-    if (x.empty() || *std::min_element(x.begin(), x.end()) < 0) continue;
-    double residual = 0;
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      const double e = x[0] * rows[r][0] + x[1] * rows[r][1] + x[2] * rows[r][2] - y[r];
-      residual += e * e;
-    }
-    if (residual < best_residual) {
-      best_residual = residual;
-      costs.per_call = x[0];
-      costs.model.alpha = x[1];
-      costs.model.per_step = x[2];
-    }
-  }
+  const LinearFit fit = best_non_negative_fit(rows, y);
+  if (fit.x.empty()) return;
+  costs.per_call = fit.x[0];
+  costs.model.alpha = fit.x[1];
+  costs.model.per_step = fit.x[2];
 }
 
 CostModel with_rates(CostModel model, const LocalRates& rates) {
@@ -206,25 +214,40 @@ double fit_peer_reads(const std::vector<TimedAllreduce>& calls, int ranks, Level
                     (predicted_peer_reads(call, ranks, costs, 0, 0, 1) - base) / call.seconds});
     y.push_back(1.0 - base / call.seconds);
   }
-  double best_residual = INFINITY;
+  const LinearFit fit = best_non_negative_fit(rows, y);
   costs.peer_read = costs.memory.peer_read = costs.read_call = 0;
-  for (int mask = 1; mask < 8; ++mask) {
-    const std::vector<double> x = least_squares(rows, y, {(mask & 1) != 0, (mask & 2) != 0, (mask & 4) != 0});
-    if (x.empty() || *std::min_element(x.begin(), x.end()) < 0) continue;
-    double residual = 0;
-    for (std::size_t r = 0; r < rows.size(); ++r)
-      residual += std::pow(x[0] * rows[r][0] + x[1] * rows[r][1] + x[2] * rows[r][2] - y[r], 2);
-    if (residual < best_residual) {
-      best_residual = residual;
-      costs.peer_read = x[0];
-      costs.memory.peer_read = x[1];
-      costs.read_call = x[2];
-    }
-  }
+  if (calls.empty() || fit.x.empty()) return 0;
+  costs.peer_read = fit.x[0];
+  costs.memory.peer_read = fit.x[1];
+  costs.read_call = fit.x[2];
   // No call in cache: the one rate measured serves both.
   if (costs.peer_read == 0) std::swap(costs.peer_read, costs.memory.peer_read);
-  if (calls.empty() || !std::isfinite(best_residual)) return 0;
-  return std::sqrt(best_residual / static_cast<double>(calls.size()));
+  return std::sqrt(fit.residual / static_cast<double>(calls.size()));
+}
+
+double fit_inline_lines(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs) {
+  // Linear in the two: rows are the prediction with one of them 1 and the
+  // other 0, less the prediction with both 0 (the folds), divided by the
+  // measured time.
+  const auto predicted = [&](const TimedAllreduce& call, double inline_call, double inline_line) {
+    LevelCosts c = costs;
+    c.inline_call = inline_call;
+    c.inline_line = inline_line;
+    return predict_inline_lines(Collective::allreduce, ranks, call.bytes / kElemBytes, kElemBytes, c);
+  };
+  std::vector<Row> rows;
+  std::vector<double> y;
+  for (const TimedAllreduce& call : calls) {
+    const double base = predicted(call, 0, 0);
+    rows.push_back({(predicted(call, 1, 0) - base) / call.seconds, (predicted(call, 0, 1) - base) / call.seconds, 0});
+    y.push_back(1.0 - base / call.seconds);
+  }
+  const LinearFit fit = best_non_negative_fit(rows, y);
+  costs.inline_call = costs.inline_line = 0;
+  if (calls.empty() || fit.x.empty()) return 0;
+  costs.inline_call = fit.x[0];
+  costs.inline_line = fit.x[1];
+  return std::sqrt(fit.residual / static_cast<double>(calls.size()));
 }
 
 namespace {

@@ -34,9 +34,12 @@ double& field_named(LevelCosts& costs, std::string_view key) {
   if (key == "peer_read") return costs.peer_read;
   if (key == "memory_peer_read") return costs.memory.peer_read;
   if (key == "read_call") return costs.read_call;
+  if (key == "inline_call") return costs.inline_call;
+  if (key == "inline_line") return costs.inline_line;
   throw std::invalid_argument("unknown key '" + std::string(key) +
                               "' (alpha, beta, gamma, copy, per_step, per_call, wake, memory_from, memory_beta, "
-                              "memory_gamma, memory_copy, peer_read, memory_peer_read, read_call)");
+                              "memory_gamma, memory_copy, peer_read, memory_peer_read, read_call, inline_call, "
+                              "inline_line)");
 }
 
 std::string trimmed(const std::string& text) {
@@ -69,7 +72,9 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
       << level << ".memory_copy = " << c.memory.copy << '\n'
       << level << ".peer_read = " << c.peer_read << '\n'
       << level << ".memory_peer_read = " << c.memory.peer_read << '\n'
-      << level << ".read_call = " << c.read_call << '\n';
+      << level << ".read_call = " << c.read_call << '\n'
+      << level << ".inline_call = " << c.inline_call << '\n'
+      << level << ".inline_line = " << c.inline_line << '\n';
 }
 
 }  // namespace
@@ -95,6 +100,8 @@ MachineProfile default_profile() {
                   MemoryRegime{4.0 * (1 << 20), 1.35e-10, 4.99e-11, 5.24e-11, 1.65e-10}};
   profile.node.peer_read = 8.9e-11;
   profile.node.read_call = 2.24e-6;
+  profile.node.inline_call = 3.4e-7;
+  profile.node.inline_line = 2.6e-8;
   // wake: fitted to a P = 4 sweep on the same VM (4 ranks on 2 cores,
   // 512 B-32 KiB, every allreduce; docs/benchmarks.md, "Ranks sharing
   // cores"), 2026-11-26.
@@ -241,21 +248,76 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
   return costs.per_call + waits + work;
 }
 
+namespace {
+
+// Whether a call runs on the inline lines where the level has them.
+bool fits_inline_lines(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes) {
+  return ranks > 1 && inline_published(collective, ranks, count * elem_bytes) <= kInlineLinesBytes;
+}
+
+// What one inline call asks of its slowest rank (inline_collective.hpp's
+// table; m bytes per rank's vector, or per block): the lines it takes from
+// its peers, the bytes it folds.
+struct InlineLoad {
+  double lines = 0;
+  double reduced = 0;
+};
+
+InlineLoad inline_load(Collective collective, int ranks, std::size_t m) {
+  const double others = ranks - 1;
+  const double lines = std::ceil(static_cast<double>(m) / kInlineLinePayloadBytes);
+  const double folded = others * static_cast<double>(m);
+  switch (collective) {
+    case Collective::allreduce:
+    case Collective::reduce:  // the root
+    case Collective::reduce_scatter: return {others * lines, folded};
+    case Collective::allgather: return {others * lines, 0};
+    case Collective::bcast: return {lines, 0};
+  }
+  return {};
+}
+
+}  // namespace
+
+double predict_inline_lines(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
+                            const LevelCosts& costs) {
+  if (ranks <= 1) return costs.inline_call;
+  const InlineLoad load = inline_load(collective, ranks, count * elem_bytes);
+  double work = load.lines * costs.inline_line + load.reduced * costs.model.gamma;
+  double wait = 0;
+  if (costs.model.cores > 0 && ranks > costs.model.cores) {
+    work *= static_cast<double>(ranks) / costs.model.cores;
+    wait = costs.model.wake;
+  }
+  return costs.inline_call + wait + work;
+}
+
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
-                     std::size_t elem_bytes, const LevelCosts& costs) {
+                     std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths) {
   if (algorithm.executor == Executor::peer_reads) return predict_peer_reads(collective, ranks, count, elem_bytes, costs);
+  if (algorithm.executor == Executor::inline_lines && paths.inline_lines &&
+      fits_inline_lines(collective, ranks, count, elem_bytes))
+    return predict_inline_lines(collective, ranks, count, elem_bytes, costs);
   return predict(algorithm, ranks, count, elem_bytes, costs);
 }
 
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
-                                    bool commutative, const LevelCosts& costs, bool reads_peers) {
+                                    bool commutative, const LevelCosts& costs, DirectPaths paths) {
+  const bool inline_lines =
+      paths.inline_lines && costs.inline_call > 0 && fits_inline_lines(collective, ranks, count, elem_bytes);
   const auto candidate = [&](const Algorithm& a) {
     if (a.arrival != ArrivalOrder::none || (a.needs_commutative && !commutative)) return false;
-    return a.executor == Executor::steps || (a.executor == Executor::peer_reads && reads_peers && costs.peer_read > 0);
+    switch (a.executor) {
+      case Executor::steps: return true;
+      case Executor::peer_reads: return paths.peer_reads && costs.peer_read > 0;
+      case Executor::inline_lines: return inline_lines;
+    }
+    return false;
   };
   std::vector<Prediction> predictions;
   for (const Algorithm& a : algorithms(collective))
-    if (candidate(a)) predictions.push_back({a.name, predict_entry(collective, a, ranks, count, elem_bytes, costs)});
+    if (candidate(a))
+      predictions.push_back({a.name, predict_entry(collective, a, ranks, count, elem_bytes, costs, paths)});
   std::stable_sort(predictions.begin(), predictions.end(),
                    [](const Prediction& x, const Prediction& y) { return x.seconds < y.seconds; });
   return predictions;

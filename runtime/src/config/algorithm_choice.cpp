@@ -33,6 +33,7 @@ struct ChoiceKey {
   int node_ranks;       // of the model's ranks: 0, or a divisor below them
   int shared_cores;     // 0, or the cores an oversubscribed node's ranks share
   bool reads_peers;     // the peer_reads entries are candidates
+  bool fits_inline;     // the inline_flags entries are candidates: `bytes` is then at most what fits
   auto operator<=>(const ChoiceKey&) const = default;
 };
 
@@ -101,7 +102,7 @@ const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* 
   }
   const std::size_t elem_bytes = model_elem_bytes(key.bytes);
   auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / elem_bytes, elem_bytes, key.commutative,
-                                  costs_for(key, profile), key.reads_peers);
+                                  costs_for(key, profile), {key.fits_inline, key.reads_peers});
   classes_ranked.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(mutex);
   return explained(cache.try_emplace(key, Ranked{std::move(ranked)}).first->second);
@@ -162,22 +163,31 @@ const coll::MachineProfile& machine_profile() {
   return *c.profile;
 }
 
+namespace {
+
+// The largest bytes per rank (or block) of `collective` over `ranks` ranks
+// that fit the inline lines.
+std::size_t inline_limit(Collective collective, int ranks) {
+  return coll::kInlineLinesBytes / coll::inline_published(collective, ranks, 1);
+}
+
+}  // namespace
+
 std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
                               int node_ranks, std::string* explanation, int shared_cores, bool reads_peers) {
-  // What one rank publishes on the inline lines: reduce-scatter its P blocks.
-  const std::size_t published = collective == Collective::reduce_scatter ? bytes * static_cast<std::size_t>(ranks) : bytes;
-  if (direct && ranks > 1 && published <= kInlineFlagsBytes) {
-    const coll::Algorithm* inline_flags = coll::find_algorithm(collective, "inline_flags");
-    if (inline_flags && (commutative || !inline_flags->needs_commutative)) return "inline_flags";
-  }
   if (ranks <= 1 || bytes == 0) return first_suitable(collective, commutative);
   const int model_ranks = std::min(ranks, kModelRanks);
   const bool nodes_fit = node_ranks > 0 && node_ranks < model_ranks && model_ranks % node_ranks == 0;
   // The model's ranks stand for the communicator's: they share the cores
   // the communicator's ranks share, in proportion.
   const int model_cores = shared_cores > 0 ? std::max(1, shared_cores * model_ranks / ranks) : 0;
-  const ChoiceKey key{collective,         model_ranks, std::bit_ceil(bytes), commutative, direct,
-                      nodes_fit ? node_ranks : 0, direct ? model_cores : 0, direct && reads_peers};
+  // A call that fits the inline lines is its own class, up to the most that
+  // fits (a class's upper bound may not).
+  const bool fits_inline = direct && bytes <= inline_limit(collective, ranks);
+  const std::size_t class_bytes =
+      fits_inline ? std::min(std::bit_ceil(bytes), inline_limit(collective, model_ranks)) : std::bit_ceil(bytes);
+  const ChoiceKey key{collective,  model_ranks, class_bytes, commutative, direct, nodes_fit ? node_ranks : 0,
+                      direct ? model_cores : 0, direct && reads_peers, fits_inline};
   const auto& ranked = ranking(key, explanation);
   return ranked.empty() ? "" : std::string(ranked.front().algorithm);
 }
@@ -191,10 +201,16 @@ void decide_ahead(int ranks, bool direct, int node_ranks, int shared_cores, bool
     bool commutative;
   };
   std::vector<Class> classes;
-  for (Collective collective : coll::kCollectives)
+  for (Collective collective : coll::kCollectives) {
+    std::vector<std::size_t> sizes;
+    for (std::size_t bytes = 1; bytes <= kDecidedAheadBytes; bytes *= 2) sizes.push_back(bytes);
+    // The most that fits the inline lines, where that is a class of its own.
+    if (const std::size_t most = inline_limit(collective, ranks); direct && most > 0 && !std::has_single_bit(most))
+      sizes.insert(std::lower_bound(sizes.begin(), sizes.end(), most), most);
     for (bool commutative : {true, false})
-      for (std::size_t bytes = 1; bytes <= kDecidedAheadBytes; bytes *= 2)
+      for (std::size_t bytes : sizes)
         if (commutative || coll::reduces(collective)) classes.push_back({collective, bytes, commutative});
+  }
   // Largest first: they take longest, and the threads then share out the rest.
   std::reverse(classes.begin(), classes.end());
   std::atomic<std::size_t> next{0};

@@ -15,12 +15,6 @@
 
 namespace earlybird::config {
 
-// Calls publishing up to this many bytes per rank on a communicator whose
-// windows are all directly reachable run inline_flags (runtime/src/exec/inline_collective.hpp:
-// 8 cache lines of 56 data bytes): no steps, so nothing the model could
-// compare; it is the node's path for tiny calls.
-constexpr std::size_t kInlineFlagsBytes = 448;
-
 // The model predicts at most this many ranks (a larger communicator takes
 // the choice for this many) until per-rank plans make large schedules cheap.
 constexpr int kModelRanks = 64;
@@ -52,14 +46,19 @@ bool use_probed_profile(const coll::MachineProfile& probed);
 // this class is decided in the process (else it is left empty).
 // `reads_peers`: every rank reads the others' memory (Transport::
 // reads_peer_memory): the peer_reads entries are then candidates where the
-// profile's level has a peer-read cost (coll::predict_peer_reads).
+// profile's level has a peer-read cost (coll::predict_peer_reads). On a
+// direct communicator a call publishing at most coll::kInlineLinesBytes is
+// a class of its own (up to the most that fits), where the inline_flags
+// entries are candidates (coll::predict_inline_lines) if the profile's node
+// level has an inline cost.
 std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
                               bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
                               int shared_cores = 0, bool reads_peers = false);
 
 // Every choice default_algorithm makes with these arguments after the
 // call's own — each collective, both commutativities where it reduces,
-// every size class from 1 B to kDecidedAheadBytes — made now, on up to 8
+// every size class from 1 B to kDecidedAheadBytes and, on a direct
+// communicator, the most that fits the inline lines — made now, on up to 8
 // threads of its own that end with it, so that a first call of any of them
 // finds its class decided (Communicator::warm_up). Throws what
 // default_algorithm throws (a malformed EARLYBIRD_PROFILE). Measured on the

@@ -2,8 +2,6 @@
 
 #include "window_words.hpp"
 
-#include "../config/algorithm_choice.hpp"
-
 #include <earlybird/error.hpp>
 
 #include <algorithm>
@@ -14,9 +12,11 @@
 namespace earlybird {
 
 static_assert(InlineCollective::kLines * InlineCollective::kLineBytes == WindowLayout::kInlineBytes);
-// auto picks inline_flags up to this many published bytes for every type.
-static_assert(InlineCollective::capacity_elems(8) * 8 >= config::kInlineFlagsBytes &&
-              InlineCollective::capacity_elems(1) >= config::kInlineFlagsBytes);
+// The model prices inline_flags up to coll::kInlineLinesBytes published for
+// every element size.
+static_assert(std::ranges::all_of(std::array<std::size_t, 4>{1, 2, 4, 8}, [](std::size_t elem) {
+  return InlineCollective::capacity_elems(elem) * elem >= coll::kInlineLinesBytes;
+}));
 
 namespace {
 
@@ -35,7 +35,7 @@ std::vector<std::byte*> InlineCollective::direct_windows(Transport& transport) {
 }
 
 std::size_t InlineCollective::published_elems(Collective collective, int ranks, std::size_t count) {
-  return collective == Collective::reduce_scatter ? static_cast<std::size_t>(ranks) * count : count;
+  return coll::inline_published(collective, ranks, count);
 }
 
 InlineCollective::InlineCollective(const std::vector<std::byte*>& windows, int rank, LaneGuard& lanes,
@@ -115,18 +115,24 @@ void InlineCollective::publish() {
   }
 }
 
+// The publisher writes its lines in order, each word release-stored after
+// its data: the last line of the range carrying this sequence makes every
+// earlier line's data visible, so only that word is waited on (the data
+// lines then travel together, not one wait each). A peer that called a
+// different collective shows it on the first line (a shorter call may not
+// reach the last).
 bool InlineCollective::ready(int rank) {
   const std::byte* lines = lines_of(rank);
+  const std::size_t first_line = read_first_ / per_line_;
   const std::size_t last_line = (read_first_ + read_count_ - 1) / per_line_;
-  for (std::size_t line = read_first_ / per_line_; line <= last_line; ++line) {
+  if (load_acquire(lines + last_line * kLineBytes) == value_) return true;
+  for (std::size_t line : {first_line, last_line}) {
     const std::uint64_t seen = load_acquire(lines + line * kLineBytes);
-    if (seen == value_) continue;
-    if ((seen >> kSignatureBits) >= sequence_)
+    if (seen != value_ && (seen >> kSignatureBits) >= sequence_)
       fail("rank " + std::to_string(rank) +
            " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)");
-    return false;
   }
-  return true;
+  return false;
 }
 
 void InlineCollective::gather(int rank, std::size_t first, std::size_t n, std::byte* to) const {

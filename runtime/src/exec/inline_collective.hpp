@@ -1,6 +1,6 @@
 // InlineCollective: the inline_flags entries of the catalogue (collectives/
 // src/*/inline_flags.cpp) run on data-carrying flag lines, for calls whose
-// published vector is at most 448 bytes, on ranks whose windows this process
+// published vector is at most 448 bytes (coll::kInlineLinesBytes), on ranks whose windows this process
 // loads and stores directly (a shared-memory window on one node; simulated
 // ranks).
 //
@@ -56,8 +56,9 @@ namespace earlybird {
 class InlineCollective final : public CollectiveTask {
  public:
   static constexpr std::size_t kLineBytes = 64;
-  static constexpr std::size_t kLines = 8;
+  static constexpr std::size_t kLines = coll::kInlineLines;
   static constexpr std::size_t kPayloadBytes = kLineBytes - sizeof(std::uint64_t);
+  static_assert(kPayloadBytes == coll::kInlineLinePayloadBytes);
   // Elements of `elem_bytes` one rank may publish (no element straddles two
   // lines).
   static constexpr std::size_t capacity_elems(std::size_t elem_bytes) { return kLines * (kPayloadBytes / elem_bytes); }

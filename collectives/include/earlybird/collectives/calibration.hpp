@@ -64,6 +64,13 @@ void fit_level(const std::vector<TimedAllreduce>& small, const std::vector<Timed
 // fit's RMS relative error.
 double fit_peer_reads(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
 
+// costs.inline_call and costs.inline_line from `calls`, inline_flags
+// allreduces that fit the flag lines (predict_inline_lines; every other
+// parameter kept): least squares of the relative error over both and each
+// alone, the best fit with neither negative (both 0 when none is). Returns
+// the fit's RMS relative error.
+double fit_inline_lines(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
+
 // Where `cores` CPUs serve `ranks` ranks (fewer cores than ranks): sets
 // costs.model.cores to `cores` and fits costs.model.wake, the switch between
 // ranks (simulate.hpp), every other parameter kept: the value in [0,

@@ -87,6 +87,20 @@ enum class Executor : std::uint8_t {
                  // user buffers (process_vm_readv; runtime/src/exec/peer_reads.hpp)
 };
 
+// The inline_lines executor's lines: each rank publishes on kInlineLines
+// cache lines of kInlineLinePayloadBytes data bytes (and a sequence word),
+// so a call runs there when what one rank publishes fits kInlineLinesBytes,
+// for every element size up to 8 bytes (runtime/src/exec/inline_collective.hpp).
+constexpr std::size_t kInlineLines = 8;
+constexpr std::size_t kInlineLinePayloadBytes = 56;
+constexpr std::size_t kInlineLinesBytes = kInlineLines * kInlineLinePayloadBytes;
+// What one rank publishes in `collective` of `amount` (bytes or elements)
+// per rank, or per block for allgather and reduce-scatter: reduce-scatter
+// publishes its P blocks.
+constexpr std::size_t inline_published(Collective collective, int ranks, std::size_t amount) {
+  return collective == Collective::reduce_scatter ? static_cast<std::size_t>(ranks) * amount : amount;
+}
+
 // peer_reads folds a peer's part this many bytes at a time (one read system
 // call each), so the fold's operand stays in cache.
 constexpr std::size_t kPeerReadChunkBytes = 128 * 1024;

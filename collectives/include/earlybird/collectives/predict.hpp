@@ -43,6 +43,13 @@ struct LevelCosts {
   // leaves the peer_reads entries out.
   double peer_read = 0;
   double read_call = 0;
+  // Ranks loading each other's windows directly (the inline_flags entries
+  // on their flag lines, for calls publishing up to kInlineLinesBytes):
+  // inline_call seconds per call, inline_line seconds per line a rank takes
+  // from a peer (predict_inline_lines). inline_call 0: not measured here,
+  // and `auto` leaves the inline_flags entries out.
+  double inline_call = 0;
+  double inline_line = 0;
   // Whether a collective of `bytes` per rank over `ranks` ranks is past the
   // caches: bytes x ranks reach memory.from_bytes (> 0).
   bool past_caches(std::size_t bytes, int ranks) const;
@@ -66,7 +73,8 @@ MachineProfile default_profile();
 // alpha, beta, gamma, copy, per_step, per_call, wake (CostModel: used where
 // a node's ranks outnumber its cores), memory_from (bytes),
 // memory_beta, memory_gamma, memory_copy; seconds and seconds per byte;
-// peer_read, memory_peer_read (seconds per byte) and read_call (seconds)),
+// peer_read, memory_peer_read (seconds per byte), read_call, inline_call and
+// inline_line (seconds)),
 // '#' starts a comment; keys not given keep their defaults. Throws
 // std::invalid_argument naming the file, the line and the problem.
 MachineProfile read_profile(const std::string& path);
@@ -111,10 +119,32 @@ double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::si
 double predict_peer_reads(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                           const LevelCosts& costs);
 
+// The time of an inline_flags call on the flag lines (runtime/src/exec/
+// inline_collective.hpp), which has no schedule: inline_call (the caller
+// runs it, and waits once for its peers' lines), plus each line of 56 data
+// bytes the slowest rank takes from a peer at inline_line, plus what it
+// folds at gamma. A rank's own lines are in its cache. Ranks sharing cores
+// (model.cores) take turns: the work grows by P / cores and the wait costs
+// a wake.
+double predict_inline_lines(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
+                            const LevelCosts& costs);
+
+// Which of a node's direct paths a communicator has, besides the schedule's
+// steps: `inline_lines`, every rank's window loads and stores directly and
+// the call fits the lines (the inline_flags entries run there);
+// `peer_reads`, every rank reads its peers' memory (Transport::
+// reads_peer_memory).
+struct DirectPaths {
+  bool inline_lines = false;
+  bool peer_reads = false;
+};
+
 // The model's time for `algorithm`, an entry of `collective`'s catalogue:
-// predict_peer_reads for the peer_reads executor, else predict.
+// predict_peer_reads for the peer_reads executor, predict_inline_lines for
+// the inline one where `paths` has the lines and the call fits them, else
+// predict (the entry's schedule, which is what runs without its path).
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
-                     std::size_t elem_bytes, const LevelCosts& costs);
+                     std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths = {});
 
 struct Prediction {
   std::string_view algorithm;
@@ -122,10 +152,12 @@ struct Prediction {
 };
 
 // Every algorithm of `collective` that `auto` may choose (not arrival-ordered,
-// not run on inline flag lines, commutativity suiting the operator; the
-// peer_reads entry where `reads_peers` and costs.peer_read > 0), with its
-// prediction, fastest first (ties: catalogue order).
+// commutativity suiting the operator; the peer_reads entry where
+// paths.peer_reads and costs.peer_read > 0; the inline_flags entry where
+// paths.inline_lines, costs.inline_call > 0 and the call publishes at most
+// kInlineLinesBytes), with its prediction, fastest first (ties: catalogue
+// order).
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
-                                    bool commutative, const LevelCosts& costs, bool reads_peers = false);
+                                    bool commutative, const LevelCosts& costs, DirectPaths paths = {});
 
 }  // namespace earlybird::coll
