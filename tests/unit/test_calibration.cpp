@@ -208,3 +208,30 @@ TEST_CASE("fit_peer_reads recovers the read costs that generated peer_reads time
   CHECK(costs.peer_read >= 0);
   CHECK(costs.read_call >= 0);
 }
+
+TEST_CASE("fit_inline_lines recovers the inline costs that generated inline_flags times, the rest kept") {
+  for (int ranks : {2, 4, 16}) {
+    CAPTURE(ranks);
+    LevelCosts truth{CostModel{2e-7, 1e-10, 4e-11, 3e-11, 5e-8}, 1e-6};
+    truth.inline_call = 3e-7;
+    truth.inline_line = 3e-8;
+    std::vector<TimedAllreduce> calls;
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{112}, std::size_t{280}, kInlineLinesBytes})
+      calls.push_back({"inline_flags", bytes, predict_inline_lines(Collective::allreduce, ranks, bytes / 4, 4, truth)});
+    LevelCosts fitted = truth;
+    fitted.inline_call = fitted.inline_line = 0;
+    CHECK(fit_inline_lines(calls, ranks, fitted) < 1e-9);
+    CHECK(fitted.inline_call == relative(truth.inline_call, 1e-6));
+    CHECK(fitted.inline_line == relative(truth.inline_line, 1e-6));
+    CHECK(fitted.model == truth.model);
+    CHECK(fitted.per_call == truth.per_call);
+  }
+  // Times that do not grow with the lines: the call alone, no negative line.
+  LevelCosts costs{CostModel{1e-7, 0, 1e-10, 1e-10, 0}, 1e-6};
+  fit_inline_lines({{"inline_flags", 8, 5e-7}, {"inline_flags", 448, 4e-7}}, 2, costs);
+  CHECK(costs.inline_call > 0);
+  CHECK(costs.inline_line == 0);
+  // Nothing measured: nothing fitted, and auto leaves the lines out.
+  CHECK(fit_inline_lines({}, 2, costs) == 0);
+  CHECK(costs.inline_call == 0);
+}

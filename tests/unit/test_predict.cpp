@@ -132,7 +132,7 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   CHECK_THROWS_AS(read_profile("test_predict_profile.txt"), std::invalid_argument);
 }
 
-TEST_CASE("auto: the model's first choice for the call's size class; the inline lines for tiny direct calls") {
+TEST_CASE("auto: the model's first choice for the call's size class") {
   using earlybird::config::default_algorithm;
   const MachineProfile& profile = earlybird::config::machine_profile();  // no EARLYBIRD_PROFILE here: defaults
   for (bool direct : {false, true})
@@ -152,10 +152,6 @@ TEST_CASE("auto: the model's first choice for the call's size class; the inline 
     CHECK(ranked.front().seconds > 0);
     CHECK(default_algorithm(Collective::allreduce, bytes, 64, true, false) == ranked.front().algorithm);
   }
-  CHECK(default_algorithm(Collective::allreduce, 448, 4, true, true) == "inline_flags");
-  CHECK(default_algorithm(Collective::allreduce, 448, 4, true, false) != "inline_flags");
-  // Reduce-scatter publishes its P blocks: 4 x 128 B > 448 B.
-  CHECK(default_algorithm(Collective::reduce_scatter, 128, 4, true, true) != "inline_flags");
   // Every collective but reduce-scatter (whose algorithms all reduce out of
   // rank order: "" then, and the call fails naming why) gets an algorithm
   // that suits a non-commutative operator.
@@ -169,6 +165,91 @@ TEST_CASE("auto: the model's first choice for the call's size class; the inline 
   // A communicator beyond kModelRanks takes the choice made for kModelRanks.
   CHECK(default_algorithm(Collective::allreduce, 1 << 20, 1000, true) ==
         default_algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
+}
+
+// Round numbers: a call 1 us, a line 0.1 us, gamma 1e-10 s/B.
+LevelCosts inline_costs() {
+  LevelCosts costs{CostModel{1e-6, 0, 1e-10, 1e-10, 0}, 5e-7};
+  costs.inline_call = 1e-6;
+  costs.inline_line = 1e-7;
+  return costs;
+}
+
+TEST_CASE("inline_flags' prediction: the call, the lines the slowest rank takes from its peers, its folds") {
+  const LevelCosts costs = inline_costs();
+  // allreduce, P = 4, 100 B: 2 lines from each of 3 peers, 300 B folded.
+  CHECK(predict_inline_lines(Collective::allreduce, 4, 25, 4, costs) == relative(1e-6 + 6e-7 + 300e-10, 1e-12));
+  // reduce: the root's; reduce-scatter, P = 3, blocks of 56 B: one line of each peer.
+  CHECK(predict_inline_lines(Collective::reduce, 4, 25, 4, costs) == relative(1e-6 + 6e-7 + 300e-10, 1e-12));
+  CHECK(predict_inline_lines(Collective::reduce_scatter, 3, 14, 4, costs) == relative(1e-6 + 2e-7 + 112e-10, 1e-12));
+  // allgather places, bcast reads the root alone.
+  CHECK(predict_inline_lines(Collective::allgather, 4, 112, 4, costs) == relative(1e-6 + 24e-7, 1e-12));
+  CHECK(predict_inline_lines(Collective::bcast, 8, 112, 4, costs) == relative(1e-6 + 8e-7, 1e-12));
+  CHECK(predict_inline_lines(Collective::allreduce, 1, 112, 4, costs) == costs.inline_call);
+  // 4 ranks on 2 cores: the work twice, the wait a wake.
+  LevelCosts shared = costs;
+  shared.model.cores = 2;
+  shared.model.wake = 1e-5;
+  CHECK(predict_inline_lines(Collective::allgather, 4, 14, 4, shared) == relative(1e-6 + 1e-5 + 2 * 3e-7, 1e-12));
+}
+
+TEST_CASE("inline_flags is a candidate only on the lines, where the call fits them and the level has an inline cost") {
+  const auto inline_flags = [](const std::vector<Prediction>& ranked) {
+    const auto found = std::find_if(ranked.begin(), ranked.end(), [](const Prediction& p) { return p.algorithm == "inline_flags"; });
+    return found == ranked.end() ? -1.0 : found->seconds;
+  };
+  LevelCosts costs = inline_costs();
+  for (Collective c : kCollectives) {
+    CAPTURE(to_string(c));
+    const std::size_t most = kInlineLinesBytes / inline_published(c, 4, 1);
+    CHECK(inline_flags(predict_all(c, 4, most / 4, 4, true, costs, {.inline_lines = true})) ==
+          relative(predict_inline_lines(c, 4, most / 4, 4, costs)));
+    CHECK(inline_flags(predict_all(c, 4, most / 4 + 1, 4, true, costs, {.inline_lines = true})) < 0);
+    CHECK(inline_flags(predict_all(c, 4, most / 4, 4, true, costs, {})) < 0);
+    CHECK(inline_flags(predict_all(c, 1, most / 4, 4, true, costs, {.inline_lines = true})) < 0);
+  }
+  // Non-commutative operators too: the lines fold in rank order.
+  CHECK(inline_flags(predict_all(Collective::allreduce, 4, 2, 4, false, costs, {.inline_lines = true})) > 0);
+  // Cheap lines win a tiny allreduce, costly ones lose it; none measured: left out.
+  CHECK(predict_all(Collective::allreduce, 8, 2, 4, true, costs, {.inline_lines = true}).front().algorithm ==
+        "inline_flags");
+  costs.inline_line = 1e-4;
+  CHECK(predict_all(Collective::allreduce, 8, 2, 4, true, costs, {.inline_lines = true}).front().algorithm !=
+        "inline_flags");
+  costs.inline_call = 0;
+  costs.inline_line = 1e-9;
+  CHECK(inline_flags(predict_all(Collective::allreduce, 8, 2, 4, true, costs, {.inline_lines = true})) < 0);
+  // predict_entry prices the entry by what runs: its schedule where the lines are not there.
+  const Algorithm& entry = allreduce("inline_flags");
+  CHECK(predict_entry(Collective::allreduce, entry, 8, 2, 4, costs, {.inline_lines = true}) ==
+        relative(predict_inline_lines(Collective::allreduce, 8, 2, 4, costs)));
+  CHECK(predict_entry(Collective::allreduce, entry, 8, 2, 4, costs) == relative(predict(entry, 8, 2, 4, costs)));
+}
+
+TEST_CASE("auto on a direct communicator: a call that fits the inline lines is a class of its own") {
+  using earlybird::config::default_algorithm;
+  const MachineProfile& profile = earlybird::config::machine_profile();  // defaults: an inline cost for the node
+  REQUIRE(profile.node.inline_call > 0);
+  for (Collective c : kCollectives)
+    for (int ranks : {2, 3, 4, 16}) {
+      CAPTURE(to_string(c));
+      CAPTURE(ranks);
+      const std::size_t most = kInlineLinesBytes / inline_published(c, ranks, 1);
+      for (std::size_t bytes : {std::size_t{8}, most, most + 1}) {
+        if (bytes == 0) continue;
+        CAPTURE(bytes);
+        // The class: a power of two, or the most that fits where the power does not.
+        const bool fits = bytes <= most;
+        const std::size_t class_bytes = fits ? std::min(std::bit_ceil(bytes), most) : std::bit_ceil(bytes);
+        const std::size_t elem = std::min<std::size_t>(class_bytes, 4);
+        const auto ranked = predict_all(c, ranks, class_bytes / elem, elem, true, profile.node, {.inline_lines = fits});
+        CHECK(default_algorithm(c, bytes, ranks, true, true) == ranked.front().algorithm);
+        if (!fits) CHECK(default_algorithm(c, bytes, ranks, true, true) != "inline_flags");
+        CHECK(default_algorithm(c, bytes, ranks, true, false) != "inline_flags");
+      }
+    }
+  // The defaults (this VM, P = 2): the lines win every collective's 8 bytes at P = 2.
+  for (Collective c : kCollectives) CHECK(default_algorithm(c, 8, 2, true, true) == "inline_flags");
 }
 
 // P = 6 over nodes of 3 is decided nowhere else in this program.
@@ -193,6 +274,18 @@ TEST_CASE("decide_ahead: the same choices as deciding at first use, and the verb
       CHECK(explanation.empty());
     }
   CHECK(earlybird::config::rankings_made() == ahead);  // every class above was decided ahead
+  // A direct communicator (P = 7, decided nowhere else): the classes that fit
+  // the inline lines too.
+  earlybird::config::decide_ahead(7, true, 0, 0, false);
+  const std::size_t direct = earlybird::config::rankings_made();
+  for (Collective c : kCollectives)
+    for (std::size_t bytes : {std::size_t{3}, std::size_t{60}, kInlineLinesBytes / inline_published(c, 7, 1),
+                              kInlineLinesBytes, std::size_t{5000}}) {
+      CAPTURE(to_string(c));
+      CAPTURE(bytes);
+      default_algorithm(c, bytes, 7, true, true);
+    }
+  CHECK(earlybird::config::rankings_made() == direct);
 }
 
 // Costs with round numbers: alpha 1 us, gamma = copy = 1e-10 s/B, per_call
