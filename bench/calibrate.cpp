@@ -192,7 +192,7 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
     if (rank == 0)
       std::printf("# node level, P = %d on %d hardware threads: wake %.3g s (RMS of log(predicted / measured) "
                   "%.2f); the other node parameters kept from %s: calibrate with at most %d ranks to measure them\n",
-                  ranks, threads, costs.model.wake, error, profile.source.c_str(), threads);
+                  ranks, threads, costs.wake, error, profile.source.c_str(), threads);
   } else {
     coll::fit_level(small, large, ranks, in_cache, in_memory, costs);
     if (level == "node") {

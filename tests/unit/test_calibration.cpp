@@ -147,18 +147,18 @@ TEST_CASE("fit_wake recovers the switch that generated the times where ranks out
       CAPTURE(ranks);
       LevelCosts truth = one_regime();
       truth.model.cores = 2;
-      truth.model.wake = wake;
+      truth.wake = wake;
       std::vector<TimedAllreduce> calls = timed_by_model(kLatencyAlgorithms, kLatencyBytes, ranks, truth);
       const std::vector<TimedAllreduce> large = timed_by_model(kBandwidthAlgorithms, kBandwidthBytes, ranks, truth);
       calls.insert(calls.end(), large.begin(), large.end());
       LevelCosts fitted = one_regime();  // everything but the switch known
-      fitted.model.wake = 1e-4;
+      fitted.wake = 1e-4;
       const double error = fit_wake(calls, ranks, 2, fitted);
       CHECK(fitted.model.cores == 2);
       // The error is piecewise in the wake (simulate.hpp: which CPU a step
       // takes changes with it): the scan lands within 2 % of the truth.
       CHECK(error < 0.03);
-      CHECK(fitted.model.wake == doctest::Approx(wake).epsilon(0.02).scale(1e-6));
+      CHECK(fitted.wake == doctest::Approx(wake).epsilon(0.02).scale(1e-6));
     }
   }
 }

@@ -82,26 +82,48 @@ TEST_CASE("simulate: two levels, by hand: node-level cost inside a node, one sha
   CHECK(flat.finish[2] == 17);
 }
 
-TEST_CASE("simulate: shared CPUs, by hand: ranks take turns on them and pay a switch when one changes rank") {
+TEST_CASE("simulate: shared CPUs, by hand: ranks take turns on them") {
   // Three independent reductions (8 each) on three ranks.
   Builder b("three_reductions", 3, 4);
   for (int r = 0; r < 3; ++r) b.reduce(slot(r, Buffer::output, 4), slot(r, Buffer::input, 4), slot(r, Buffer::input, 4));
   const Schedule three = std::move(b).finish();
   CostModel shared = kModel;
   shared.cores = 2;
-  shared.wake = 3;
-  // Two CPUs for three ranks: the third reduction waits for one, and is
-  // switched in where rank 0 ran (8 + 3 + 8).
-  CHECK(simulate(three, 8, shared).finish == std::vector<double>{8, 8, 19});
+  // Two CPUs for three ranks: the third reduction waits for one (8 + 8).
+  CHECK(simulate(three, 8, shared).finish == std::vector<double>{8, 8, 16});
   CHECK(simulate(three, 8, kModel).finish == std::vector<double>{8, 8, 8});
-  // Two CPUs: rank 1 reduces on the one nobody used (17 + 8); one CPU: on
-  // the one rank 0's put ran on (17 + 3 + 8).
-  CHECK(simulate(put_then_reduce(), 8, shared).finish == std::vector<double>{17, 25});
   shared.cores = 1;
-  CHECK(simulate(put_then_reduce(), 8, shared).finish == std::vector<double>{17, 28});
+  CHECK(simulate(three, 8, shared).finish == std::vector<double>{8, 16, 24});
   CostModel bad = shared;
-  bad.wake = -1;
+  bad.cores = -1;
   CHECK_THROWS_AS(simulate(three, 8, bad), std::invalid_argument);
+}
+
+TEST_CASE("waits_on_other_ranks, by hand: along the longest chain of dependencies, and over all ranks") {
+  const auto waits = [](const Schedule& s) {
+    const WaitsOnOthers w = waits_on_other_ranks(s);
+    return std::pair(w.longest, w.total);
+  };
+  CHECK(waits(put_then_reduce()) == std::pair(1, 1));
+  // Rank 1 puts back what it reduced, and rank 0 reduces it: two waits.
+  Builder b("there_and_back", 2, 4);
+  b.put(slot(0, Buffer::input, 4), slot(1, Buffer::scratch, 4));
+  b.reduce(slot(1, Buffer::output, 4), slot(1, Buffer::input, 4), slot(1, Buffer::scratch, 4));
+  b.put(slot(1, Buffer::output, 4), slot(0, Buffer::scratch, 4));
+  b.reduce(slot(0, Buffer::output, 4), slot(0, Buffer::input, 4), slot(0, Buffer::scratch, 4));
+  CHECK(waits(std::move(b).finish()) == std::pair(2, 2));
+  // Two ranks put into a third, which reduces both: one wait each, two in all.
+  Builder fan_in("fan_in", 3, 4);
+  for (int r : {0, 1}) {
+    const Slot landing{2, Buffer::scratch, Range{4 * static_cast<std::size_t>(r), 4}};
+    fan_in.put(slot(r, Buffer::input, 4), landing);
+    fan_in.reduce(slot(2, Buffer::output, 4), slot(2, Buffer::output, 4), landing);
+  }
+  CHECK(waits(std::move(fan_in).finish()) == std::pair(1, 2));
+  // Local steps alone wait on nobody.
+  Builder local("local", 2, 4);
+  local.reduce(slot(0, Buffer::output, 4), slot(0, Buffer::input, 4), slot(0, Buffer::input, 4));
+  CHECK(waits(std::move(local).finish()) == std::pair(0, 0));
 }
 
 TEST_CASE("simulate: bad arrivals or a negative model are refused") {

@@ -268,7 +268,7 @@ double log_error_rms(const std::vector<TimedAllreduce>& calls, int ranks, const 
 double fit_wake(const std::vector<TimedAllreduce>& calls, int ranks, int cores, LevelCosts& costs) {
   costs.model.cores = cores;
   auto error_at = [&](double wake) {
-    costs.model.wake = wake;
+    costs.wake = wake;
     return log_error_rms(calls, ranks, costs);
   };
   double best = 0, best_error = error_at(0);
@@ -278,15 +278,14 @@ double fit_wake(const std::vector<TimedAllreduce>& calls, int ranks, int cores, 
       best = wake;
     }
   };
-  // The error is piecewise in the wake (which CPU a step takes changes with
-  // it), so no bracketing search: a geometric scan, then a linear one
-  // between the scan's neighbours of its best point.
+  // Each prediction is linear in the wake, its log error not: a geometric
+  // scan, then a linear one between the scan's neighbours of its best point.
   constexpr double kFirst = 1e-7, kRatio = 1.1;
   for (double wake = kFirst; wake <= kMaxWake; wake *= kRatio) consider(wake);
   const double low = best / kRatio, high = best > 0 ? best * kRatio : kFirst;
   constexpr int kFinePoints = 64;
   for (int i = 0; i <= kFinePoints; ++i) consider(low + (high - low) * i / kFinePoints);
-  costs.model.wake = best;
+  costs.wake = best;
   return best_error;
 }
 

@@ -26,7 +26,7 @@ double& field_named(LevelCosts& costs, std::string_view key) {
   if (key == "copy") return costs.model.copy_per_byte;
   if (key == "per_step") return costs.model.per_step;
   if (key == "per_call") return costs.per_call;
-  if (key == "wake") return costs.model.wake;
+  if (key == "wake") return costs.wake;
   if (key == "memory_from") return costs.memory.from_bytes;
   if (key == "memory_beta") return costs.memory.beta;
   if (key == "memory_gamma") return costs.memory.gamma;
@@ -65,7 +65,7 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
       << level << ".copy = " << c.model.copy_cost() << '\n'
       << level << ".per_step = " << c.model.per_step << '\n'
       << level << ".per_call = " << c.per_call << '\n'
-      << level << ".wake = " << c.model.wake << '\n'
+      << level << ".wake = " << c.wake << '\n'
       << level << ".memory_from = " << c.memory.from_bytes << '\n'
       << level << ".memory_beta = " << c.memory.beta << '\n'
       << level << ".memory_gamma = " << c.memory.gamma << '\n'
@@ -100,12 +100,14 @@ MachineProfile default_profile() {
                   MemoryRegime{4.0 * (1 << 20), 1.35e-10, 4.99e-11, 5.24e-11, 1.65e-10}};
   profile.node.peer_read = 8.9e-11;
   profile.node.read_call = 2.24e-6;
+  // The flag lines: P = 2 in the VM's fast phase, as the rest (docs/
+  // benchmarks.md, "This VM's slow phases"), 2026-11-27.
   profile.node.inline_call = 3.4e-7;
   profile.node.inline_line = 2.6e-8;
-  // wake: fitted to a P = 4 sweep on the same VM (4 ranks on 2 cores,
-  // 512 B-32 KiB, every allreduce; docs/benchmarks.md, "Ranks sharing
-  // cores"), 2026-11-26.
-  profile.node.model.wake = 5e-6;
+  // wake: eb-bench calibrate at P = 4 on the same VM (4 ranks on 2 cores;
+  // 1.9-3.0 us over three runs; docs/benchmarks.md, "Ranks sharing
+  // cores"), 2026-11-27.
+  profile.node.wake = 2.6e-6;
   // The same, 2 emulated hosts x 1 rank, 1 Gbit/s (scripts/cluster.sh), 2026-11-24.
   profile.network = {CostModel{1.17e-5, 6.81e-9, 5.57e-11, 4.47e-11, 0}, 1.25e-5};
   return profile;
@@ -147,11 +149,18 @@ LevelCosts spanning_nodes(const MachineProfile& profile, int node_ranks) {
 
 namespace {
 
-double simulated_now(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-                     const CostModel& model) {
+// A schedule's simulated time, and its waits on other ranks.
+struct Simulated {
+  double time = 0;
+  WaitsOnOthers waits;
+};
+
+Simulated simulated_now(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
+                        const CostModel& model) {
   AlgorithmParams params;
   params.node_ranks = model.node_ranks;
-  return simulate(algorithm.make(ranks, count, params, elem_bytes), elem_bytes, model).time;
+  const Schedule schedule = algorithm.make(ranks, count, params, elem_bytes);
+  return {simulate(schedule, elem_bytes, model).time, waits_on_other_ranks(schedule)};
 }
 
 // A simulation's inputs: the model is a pure function of them.
@@ -165,14 +174,21 @@ struct SimulationKey {
 };
 
 // The simulations already run in this process. The same ones recur: every
-// class past kSimulatedCount extrapolates from the same two, and a
+// class past kSimulatedCount extrapolates from the same one, and a
 // non-commutative class re-ranks the commutative class's algorithms. Built
 // and simulated outside the lock (milliseconds at P = 64).
-double simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-                 const CostModel& model) {
-  static detail::Remembered<SimulationKey, double> times(std::size_t{1} << 16);
+Simulated simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
+                    const CostModel& model) {
+  static detail::Remembered<SimulationKey, Simulated> times(std::size_t{1} << 16);
   return times.get({reinterpret_cast<std::uintptr_t>(algorithm.make), ranks, count, elem_bytes, model},
                    [&] { return simulated_now(algorithm, ranks, count, elem_bytes, model); });
+}
+
+// The wakes a schedule costs where ranks share `cores` CPUs: the cores
+// serve the waiting ranks' wakes `cores` at a time, and a chain of waits
+// cannot be shortened.
+double wakes(const WaitsOnOthers& waits, int cores) {
+  return std::max(static_cast<double>(waits.longest), static_cast<double>(waits.total) / cores);
 }
 
 }  // namespace
@@ -194,12 +210,14 @@ CostModel LevelCosts::model_for(std::size_t bytes, int ranks) const {
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs) {
   const CostModel model = costs.model_for(count * elem_bytes, ranks);
-  if (count <= kSimulatedCount) return simulated(algorithm, ranks, count, elem_bytes, model) + costs.per_call;
-  // In proportion to the count from here on (the latencies are a vanishing
-  // part of it): a line through two simulated sizes would take its slope
-  // from sizes where a segmented algorithm's pipeline has not begun yet.
-  const double full = simulated(algorithm, ranks, kSimulatedCount, elem_bytes, model);
-  return full * static_cast<double>(count) / static_cast<double>(kSimulatedCount) + costs.per_call;
+  // In proportion to the count past kSimulatedCount (the latencies are a
+  // vanishing part of it): a line through two simulated sizes would take its
+  // slope from sizes where a segmented algorithm's pipeline has not begun yet.
+  const std::size_t simulated_count = std::min(count, kSimulatedCount);
+  const double scale = count > kSimulatedCount ? static_cast<double>(count) / kSimulatedCount : 1.0;
+  const Simulated s = simulated(algorithm, ranks, simulated_count, elem_bytes, model);
+  return s.time * scale + (costs.shares_cores(ranks) ? wakes(s.waits, costs.model.cores) * costs.wake : 0) +
+         costs.per_call;
 }
 
 namespace {
@@ -241,9 +259,9 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
   const double per_byte = memory_rate ? costs.memory.peer_read : costs.peer_read;
   double work = std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
   double waits = load.waits * model.alpha;
-  if (model.cores > 0 && ranks > model.cores) {
-    work *= static_cast<double>(ranks) / model.cores;
-    waits += load.waits * model.wake;
+  if (costs.shares_cores(ranks)) {
+    work *= static_cast<double>(ranks) / costs.model.cores;
+    waits += load.waits * costs.wake;
   }
   return costs.per_call + waits + work;
 }
@@ -285,9 +303,9 @@ double predict_inline_lines(Collective collective, int ranks, std::size_t count,
   const InlineLoad load = inline_load(collective, ranks, count * elem_bytes);
   double work = load.lines * costs.inline_line + load.reduced * costs.model.gamma;
   double wait = 0;
-  if (costs.model.cores > 0 && ranks > costs.model.cores) {
+  if (costs.shares_cores(ranks)) {
     work *= static_cast<double>(ranks) / costs.model.cores;
-    wait = costs.model.wake;
+    wait = costs.wake;
   }
   return costs.inline_call + wait + work;
 }

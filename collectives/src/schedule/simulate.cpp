@@ -140,11 +140,6 @@ class Simulator {
     return &*std::min_element(cpus.begin(), cpus.end(),
                               [](const Resource& a, const Resource& b) { return a.free_at < b.free_at; });
   }
-  // A shared CPU another rank ran on last: `rank` is switched in first.
-  bool switched_in(const Resource* cpu, int rank) const {
-    return cpu && cpu->last != kNoStep && steps_[cpu->last].owner != rank;
-  }
-
   // Starts `id` when it is ready and its resources are free; records why it
   // started then.
   void execute(StepId id) {
@@ -159,7 +154,6 @@ class Simulator {
     why_[id] = ready_by_[id] != kNoStep ? "dependency" : arrival(step.owner) > 0 ? "arrival" : "start";
     const std::array<Resource*, 2> links = links_of(step);
     const std::array<Resource*, 2> shared{shared_cpu(step.owner, ready_[id]), nullptr};
-    const bool switched = switched_in(shared[0], step.owner);
     for (const auto& resources : {held, links, shared})
       for (const Resource* r : resources)
         if (r && r->free_at > start) {
@@ -168,7 +162,7 @@ class Simulator {
           why_[id] = "busy";
         }
     start_[id] = start;
-    finish_[id] = start + cost_of(step, elem_bytes_, model_, schedule_.shape()) + (switched ? model_.wake : 0);
+    finish_[id] = start + cost_of(step, elem_bytes_, model_, schedule_.shape());
     for (const auto& resources : {held, shared})
       for (Resource* r : resources)
         if (r) *r = {finish_[id], id};
@@ -223,10 +217,26 @@ Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const Cost
     throw std::invalid_argument("simulate: " + std::to_string(arrivals.size()) + " arrival times for " +
                                 std::to_string(schedule.ranks()) + " ranks");
   if (model.alpha < 0 || model.beta < 0 || model.gamma < 0 || model.per_step < 0 || model.node_alpha < 0 ||
-      model.node_beta < 0 || model.node_ranks < 0 || model.cores < 0 || model.wake < 0)
-    throw std::invalid_argument(
-        "simulate: alpha, beta, gamma, per_step, the node level, cores and wake must not be negative");
+      model.node_beta < 0 || model.node_ranks < 0 || model.cores < 0)
+    throw std::invalid_argument("simulate: alpha, beta, gamma, per_step, the node level and cores must not be negative");
   return Simulator(schedule, elem_bytes, model, arrivals).run();
+}
+
+WaitsOnOthers waits_on_other_ranks(const Schedule& schedule) {
+  const std::span<const Step> steps = schedule.steps();
+  std::vector<int> chain(steps.size(), 0);  // waits along the longest chain into each step
+  WaitsOnOthers waits;
+  for (StepId id = 0; id < steps.size(); ++id) {
+    bool waits_here = false;
+    for (StepId d : schedule.deps(id)) {
+      const bool other = steps[d].owner != steps[id].owner;
+      chain[id] = std::max(chain[id], chain[d] + (other ? 1 : 0));
+      waits_here = waits_here || other;
+    }
+    waits.longest = std::max(waits.longest, chain[id]);
+    waits.total += waits_here ? 1 : 0;
+  }
+  return waits;
 }
 
 }  // namespace earlybird::coll

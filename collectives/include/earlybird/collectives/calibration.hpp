@@ -72,8 +72,8 @@ double fit_peer_reads(const std::vector<TimedAllreduce>& calls, int ranks, Level
 double fit_inline_lines(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
 
 // Where `cores` CPUs serve `ranks` ranks (fewer cores than ranks): sets
-// costs.model.cores to `cores` and fits costs.model.wake, the switch between
-// ranks (simulate.hpp), every other parameter kept: the value in [0,
+// costs.cores to `cores` and fits costs.wake, the switch between ranks
+// (LevelCosts, predict), every other parameter kept: the value in [0,
 // kMaxWake] with the least root-mean-square of log(predicted / measured)
 // over `calls`, found by a geometric scan (10 % apart) refined by a linear
 // one around its best point. Returns that error.

@@ -50,6 +50,11 @@ struct LevelCosts {
   // and `auto` leaves the inline_flags entries out.
   double inline_call = 0;
   double inline_line = 0;
+  // Where a node's ranks share model.cores CPUs (shares_cores): each time a
+  // rank is woken for a peer's data costs `wake` (the switch from one rank
+  // to another: the kernel's scheduling, the caches refilled).
+  double wake = 0;
+  bool shares_cores(int ranks) const { return model.cores > 0 && ranks > model.cores; }
   // Whether a collective of `bytes` per rank over `ranks` ranks is past the
   // caches: bytes x ranks reach memory.from_bytes (> 0).
   bool past_caches(std::size_t bytes, int ranks) const;
@@ -70,7 +75,7 @@ struct MachineProfile {
 MachineProfile default_profile();
 
 // The profile file: `level.key = value` lines (level: node, network; key:
-// alpha, beta, gamma, copy, per_step, per_call, wake (CostModel: used where
+// alpha, beta, gamma, copy, per_step, per_call, wake (LevelCosts: used where
 // a node's ranks outnumber its cores), memory_from (bytes),
 // memory_beta, memory_gamma, memory_copy; seconds and seconds per byte;
 // peer_read, memory_peer_read (seconds per byte), read_call, inline_call and
@@ -104,6 +109,10 @@ constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
 // count / kSimulatedCount, plus per_call. (A line through the times at
 // kSimulatedCount / 2 and kSimulatedCount put a 16 MiB segmented ring at P =
 // 16 at 0.6 of its whole simulation: at 2 MiB its pipeline had not begun.)
+// Ranks sharing cores (costs.shares_cores): the simulation with the ranks
+// taking turns on the cores, plus per_call, plus a wake per wait on another
+// rank (waits_on_other_ranks): the cores serve the waits model.cores at a
+// time, and never fewer than the longest chain of them.
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs);
 
@@ -114,8 +123,8 @@ double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::si
 // system call (folds read kPeerReadChunkBytes at a time). An owner's memory
 // serves its readers one at a time, as a port (a bcast root's buffer is read
 // P - 1 times): a rank's bytes count as the larger of what it reads and what
-// is read from it. Ranks sharing cores (model.cores) take turns: the work
-// grows by P / cores and each wait costs a wake.
+// is read from it. Ranks sharing cores (costs.shares_cores) take turns: the
+// work grows by P / model.cores and each wait costs a wake.
 double predict_peer_reads(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                           const LevelCosts& costs);
 
@@ -124,8 +133,8 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
 // runs it, and waits once for its peers' lines), plus each line of 56 data
 // bytes the slowest rank takes from a peer at inline_line, plus what it
 // folds at gamma. A rank's own lines are in its cache. Ranks sharing cores
-// (model.cores) take turns: the work grows by P / cores and the wait costs
-// a wake.
+// (costs.shares_cores) take turns: the work grows by P / model.cores and
+// the wait costs a wake.
 double predict_inline_lines(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                             const LevelCosts& costs);
 

@@ -25,12 +25,12 @@
 // - with cores set (CostModel: more ranks than CPUs on a node), the node's
 //   ranks share that many CPUs: every step also holds one of them (the one
 //   its rank ran on last if that is free when the step is ready, else the
-//   earliest free), and a step on a CPU another rank ran on last first
-//   costs `wake` (the switch from one rank to the other: the kernel's
-//   context switch and the caches refilled; fitted at 5 us on the project's
-//   VM, docs/benchmarks.md). Every step is taken to switch where ranks alternate; a real rank
-//   runs all its ready steps once it has a CPU, so schedules of many small
-//   steps (the ring) are charged more switches than they pay.
+//   earliest free). The switch from one rank to another is not charged
+//   here: the cost model (predict.hpp) adds the wakes of the ranks that
+//   wait on others (waits_on_other_ranks). (Charged per switch, at P = 4 on
+//   2 cores it put a ring at 2.5x a binomial tree at 4 KiB, where the two
+//   measured 1.5x apart: a real rank runs all its ready steps once it has a
+//   CPU.)
 // Not modelled: contention inside the network beyond the nodes' links (every
 // pair of nodes has its own path), the runtime's per-step overhead beyond
 // alpha, and cache effects.
@@ -59,10 +59,8 @@ struct CostModel {
   double node_alpha = 0;
   double node_beta = 0;
   // An oversubscribed node: its ranks (node_ranks of them, all ranks with one
-  // level) share `cores` CPUs, and a step on a CPU another rank ran on last
-  // costs `wake` more (the switch). 0: a CPU per rank, nothing to switch.
+  // level) share `cores` CPUs. 0: a CPU per rank.
   int cores = 0;
-  double wake = 0;
   double copy_cost() const { return copy_per_byte < 0 ? gamma : copy_per_byte; }
   bool same_node(int r, int s) const { return node_ranks > 0 && r / node_ranks == s / node_ranks; }
   auto operator<=>(const CostModel&) const = default;
@@ -86,6 +84,15 @@ struct Simulation {
 // `elem_bytes`: bytes per element. `arrivals`: seconds per rank, or empty.
 Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const CostModel& model,
                     const std::vector<double>& arrivals = {});
+
+// A schedule's waits on another rank (a step depending on a step another
+// rank ran: its rank must be woken for a peer's data): the most along any
+// chain of dependencies, and how many steps wait so, over all ranks.
+struct WaitsOnOthers {
+  int longest = 0;
+  int total = 0;
+};
+WaitsOnOthers waits_on_other_ranks(const Schedule& schedule);
 
 struct RankPlan;  // plan.hpp
 
