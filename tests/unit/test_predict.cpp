@@ -51,6 +51,27 @@ TEST_CASE("predict: hand-computed times") {
         relative(0.25 + 1.0 + 64 * 0.01 + 0.25 + 64 * 0.02));
 }
 
+TEST_CASE("predict: the regime past the caches is decided by the largest buffer a rank holds") {
+  // From 1 MiB over the ranks, ten times the bytes' cost.
+  LevelCosts two{CostModel{1e-6, 1e-10, 1e-10, 1e-10, 0}, 0, MemoryRegime{1 << 20, 1e-9, 1e-9, 1e-9}};
+  LevelCosts memory = two;
+  memory.memory = {};
+  memory.model.beta = memory.model.gamma = memory.model.copy_per_byte = 1e-9;
+  // P = 4, blocks of 128 KiB: every rank's output (allgather) or input
+  // (reduce-scatter) is 512 KiB, 2 MiB over the ranks.
+  for (Collective c : {Collective::allgather, Collective::reduce_scatter}) {
+    CAPTURE(to_string(c));
+    const Algorithm& ring = *find_algorithm(c, "ring");
+    CHECK(collective_of(ring) == c);
+    CHECK(predict(ring, 4, 32768, 4, two) == relative(predict(ring, 4, 32768, 4, memory)));
+  }
+  // An allreduce of 128 KiB (512 KiB over the ranks) stays in the caches.
+  const Algorithm& ring = allreduce("ring");
+  CHECK(predict(ring, 4, 32768, 4, two) < predict(ring, 4, 32768, 4, memory) / 5);
+  const Algorithm stray = ring;
+  CHECK_THROWS_AS(collective_of(stray), std::invalid_argument);
+}
+
 TEST_CASE("predict_all: fastest first, only what auto may take") {
   const LevelCosts costs = default_profile().node;
   const auto ranked = predict_all(Collective::allreduce, 4, 1024, 4, /*commutative=*/false, costs);

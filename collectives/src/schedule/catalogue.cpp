@@ -1,6 +1,7 @@
 #include <earlybird/collectives/catalogue.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace earlybird::coll {
@@ -46,6 +47,15 @@ const Algorithm* find_algorithm(Collective collective, std::string_view name) {
   const auto list = algorithms(collective);
   auto it = std::find_if(list.begin(), list.end(), [&](const Algorithm& a) { return a.name == name; });
   return it == list.end() ? nullptr : &*it;
+}
+
+Collective collective_of(const Algorithm& algorithm) {
+  for (Collective collective : kCollectives) {
+    const auto list = algorithms(collective);
+    const std::less<const Algorithm*> before;
+    if (!before(&algorithm, list.data()) && before(&algorithm, list.data() + list.size())) return collective;
+  }
+  throw std::invalid_argument("algorithm '" + std::string(algorithm.name) + "' is in no collective's catalogue");
 }
 
 std::string algorithm_names(Collective collective) {

@@ -184,6 +184,14 @@ Simulated simulated(const Algorithm& algorithm, int ranks, std::size_t count, st
                    [&] { return simulated_now(algorithm, ranks, count, elem_bytes, model); });
 }
 
+// The largest buffer a rank holds: what decides whether a call is past
+// the caches (an allgather's output and a reduce-scatter's input are P
+// blocks).
+std::size_t rank_buffer_bytes(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes) {
+  const Shape shape = shape_of(collective, ranks, count);
+  return std::max(shape.input, shape.output) * elem_bytes;
+}
+
 // The wakes a schedule costs where ranks share `cores` CPUs: the cores
 // serve the waiting ranks' wakes `cores` at a time, and a chain of waits
 // cannot be shortened.
@@ -209,7 +217,7 @@ CostModel LevelCosts::model_for(std::size_t bytes, int ranks) const {
 
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs) {
-  const CostModel model = costs.model_for(count * elem_bytes, ranks);
+  const CostModel model = costs.model_for(rank_buffer_bytes(collective_of(algorithm), ranks, count, elem_bytes), ranks);
   // In proportion to the count past kSimulatedCount (the latencies are a
   // vanishing part of it): a line through two simulated sizes would take its
   // slope from sizes where a segmented algorithm's pipeline has not begun yet.
@@ -253,9 +261,10 @@ PeerReadLoad peer_read_load(Collective collective, int ranks, double m) {
 double predict_peer_reads(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                           const LevelCosts& costs) {
   if (ranks <= 1) return costs.per_call;
-  const CostModel model = costs.model_for(count * elem_bytes, ranks);
+  const std::size_t buffer_bytes = rank_buffer_bytes(collective, ranks, count, elem_bytes);
+  const CostModel model = costs.model_for(buffer_bytes, ranks);
   const PeerReadLoad load = peer_read_load(collective, ranks, static_cast<double>(count * elem_bytes));
-  const bool memory_rate = costs.past_caches(count * elem_bytes, ranks) && costs.memory.peer_read > 0;
+  const bool memory_rate = costs.past_caches(buffer_bytes, ranks) && costs.memory.peer_read > 0;
   const double per_byte = memory_rate ? costs.memory.peer_read : costs.peer_read;
   double work = std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
   double waits = load.waits * model.alpha;

@@ -130,6 +130,9 @@ struct Algorithm {
 std::span<const Algorithm> algorithms(Collective collective);
 // nullptr when `collective` has no algorithm of that name.
 const Algorithm* find_algorithm(Collective collective, std::string_view name);
+// The collective whose catalogue holds `algorithm` (an element of one of the
+// spans algorithms() returns); throws std::invalid_argument otherwise.
+Collective collective_of(const Algorithm& algorithm);
 // The names of `collective`'s algorithms, comma-separated (for messages).
 std::string algorithm_names(Collective collective);
 

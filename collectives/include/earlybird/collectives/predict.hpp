@@ -55,8 +55,10 @@ struct LevelCosts {
   // to another: the kernel's scheduling, the caches refilled).
   double wake = 0;
   bool shares_cores(int ranks) const { return model.cores > 0 && ranks > model.cores; }
-  // Whether a collective of `bytes` per rank over `ranks` ranks is past the
-  // caches: bytes x ranks reach memory.from_bytes (> 0).
+  // Whether a collective whose ranks each hold `bytes` (the largest buffer:
+  // an allgather's output, a reduce-scatter's input, else the vector) over
+  // `ranks` ranks is past the caches: bytes x ranks reach memory.from_bytes
+  // (> 0).
   bool past_caches(std::size_t bytes, int ranks) const;
   // The model for such a collective: `model` with the memory regime's rates
   // where it is past the caches.
@@ -104,7 +106,7 @@ constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
 // The model's time for `algorithm` over `ranks` ranks and `count` elements
 // of `elem_bytes` bytes (AlgorithmParams::node_ranks = costs.model.node_ranks,
 // the rest defaults): the simulated schedule's time under
-// costs.model_for(count x elem_bytes, ranks) plus per_call; above
+// costs.model_for(the largest buffer a rank holds, ranks) plus per_call; above
 // kSimulatedCount, the time at kSimulatedCount (under the same model) times
 // count / kSimulatedCount, plus per_call. (A line through the times at
 // kSimulatedCount / 2 and kSimulatedCount put a 16 MiB segmented ring at P =
