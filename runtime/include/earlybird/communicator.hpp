@@ -251,10 +251,15 @@ class Communicator {
   //   warm_up()                     round trips to those peers, and the
   //                                 choices;
   //   creation (world, adopt,       the same round trips, started on the
-  //     split) of a communicator    progress thread, creation does not wait;
-  //     on the point-to-point       a failure there fails the communicator's
-  //     transport (spanning nodes,  later collectives, naming the cause;
-  //     or EARLYBIRD_TRANSPORT=p2p)
+  //     split) of a communicator    progress thread, creation does not wait
+  //     on the point-to-point       for them (a failure there fails the
+  //     transport (spanning nodes,  communicator's later collectives, naming
+  //     or EARLYBIRD_TRANSPORT=p2p)  the cause); then one allreduce of a
+  //                                 double, which creation runs and waits
+  //                                 for (creation is collective), so the
+  //                                 first call of yours is not the first
+  //                                 pass of the communicator's own objects;
+  //                                 creation throws its error
   //   edge()                        one message without an answer to those
   //                                 peers and to every rank the last
   //                                 arrival-ordered collective wrote to.

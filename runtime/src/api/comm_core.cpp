@@ -71,8 +71,25 @@ std::shared_ptr<CommCore> CommCore::create(ProgressEngine& engine, std::unique_p
                        self->rank_, e.what());
       }
     });
+    if (core->size_ > 1) core->first_call_at_creation();
   }
   return core;
+}
+
+void CommCore::first_call_at_creation() {
+  double value = 0, sum = 0;
+  CollectiveCall call;
+  call.input = &value;
+  call.output = &sum;
+  call.count = 1;
+  call.type = Datatype::float64;
+  call.options.blocking = true;
+  try {
+    run(call).wait();
+  } catch (const std::exception& e) {
+    throw Error("earlybird: making a communicator of " + std::to_string(size_) + " ranks on rank " +
+                std::to_string(rank_) + ": its first allreduce failed: " + e.what());
+  }
 }
 
 // Small calls, the ones whose time a page fault would double, use the

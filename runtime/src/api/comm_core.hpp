@@ -237,6 +237,11 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   static Future completed_future();
   // Maps in the window pages small calls use (Transport::fault_in).
   void fault_in_small_calls();
+  // A communicator spanning nodes: one allreduce of a double, run and waited
+  // for at creation (which every rank makes collectively), so that the
+  // user's first call is not the first pass of the communicator's operation,
+  // transport requests and window. Throws its error.
+  void first_call_at_creation();
   // Asks the progress thread to poll this communicator.
   void wake_engine();
   void start_next();
