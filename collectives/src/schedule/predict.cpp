@@ -192,6 +192,14 @@ std::size_t rank_buffer_bytes(Collective collective, int ranks, std::size_t coun
   return std::max(shape.input, shape.output) * elem_bytes;
 }
 
+// A call with no schedule whose slowest rank does `work` (seconds) and waits
+// on its peers `waits` times: where the ranks share cores they take turns
+// (the work grows by P / cores) and each wait costs a wake.
+double in_turns(const LevelCosts& costs, int ranks, double work, int waits) {
+  if (!costs.shares_cores(ranks)) return work;
+  return work * static_cast<double>(ranks) / costs.model.cores + waits * costs.wake;
+}
+
 // The wakes a schedule costs where ranks share `cores` CPUs: the cores
 // serve the waiting ranks' wakes `cores` at a time, and a chain of waits
 // cannot be shortened.
@@ -266,13 +274,9 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
   const PeerReadLoad load = peer_read_load(collective, ranks, static_cast<double>(count * elem_bytes));
   const bool memory_rate = costs.past_caches(buffer_bytes, ranks) && costs.memory.peer_read > 0;
   const double per_byte = memory_rate ? costs.memory.peer_read : costs.peer_read;
-  double work = std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
-  double waits = load.waits * model.alpha;
-  if (costs.shares_cores(ranks)) {
-    work *= static_cast<double>(ranks) / costs.model.cores;
-    waits += load.waits * costs.wake;
-  }
-  return costs.per_call + waits + work;
+  const double work =
+      std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
+  return costs.per_call + load.waits * model.alpha + in_turns(costs, ranks, work, load.waits);
 }
 
 namespace {
@@ -310,13 +314,8 @@ double predict_inline_lines(Collective collective, int ranks, std::size_t count,
                             const LevelCosts& costs) {
   if (ranks <= 1) return costs.inline_call;
   const InlineLoad load = inline_load(collective, ranks, count * elem_bytes);
-  double work = load.lines * costs.inline_line + load.reduced * costs.model.gamma;
-  double wait = 0;
-  if (costs.shares_cores(ranks)) {
-    work *= static_cast<double>(ranks) / costs.model.cores;
-    wait = costs.wake;
-  }
-  return costs.inline_call + wait + work;
+  const double work = load.lines * costs.inline_line + load.reduced * costs.model.gamma;
+  return costs.inline_call + in_turns(costs, ranks, work, 1);
 }
 
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
