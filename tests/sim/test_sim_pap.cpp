@@ -214,6 +214,34 @@ void mixed_round(Communicator& comm, const MixedRound& m, Failures& failures) {
 
 }  // namespace
 
+// An arrival-ordered call of one batch runs on the calling thread like any
+// other (docs/design.md, "Execution"): it takes its ticket and waits for its
+// binding there. With a long caller-run budget every call is complete when
+// it returns, a late rank's too (its peers wait for it on their callers).
+// (The hand-over after the default 20 us budget, with ranks late by
+// milliseconds, is what the pattern tests above run.)
+TEST_CASE("arrival-ordered calls run on the caller: complete on return, exact") {
+  constexpr std::size_t kCount = 1000;
+  for (const std::string& algorithm : pap_algorithms()) {
+    CAPTURE(algorithm);
+    SimOptions options = sim_options();
+    options.caller_run = std::chrono::seconds(10);
+    SimWorld world(3, options);
+    Failures failures;
+    run_bounded(world, failures, algorithm + " on the caller", [&](int rank, Communicator& comm) {
+      for (int k = 0; k < 4; ++k) {
+        const std::string what = algorithm + " call " + std::to_string(k);
+        if (k == 3 && rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        std::vector<double> v = make_input<double>(rank, kCount + static_cast<std::size_t>(k), Op::sum);
+        Future f = comm.allreduce(std::span<double>(v), Op::sum, named(algorithm));
+        if (!f.ready()) failures.add(on_rank(what + " not complete on return", rank));
+        expect_sum(f, v, rank, 3, what, failures);
+      }
+    });
+    failures.report();
+  }
+}
+
 TEST_CASE("PAP and non-PAP collectives interleave on one communicator") {
   for (int p : {4, 5}) {
     CAPTURE(p);

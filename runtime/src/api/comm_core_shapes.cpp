@@ -259,7 +259,6 @@ constexpr std::size_t kCallerRunBytes = 64 * 1024;
 
 bool CommCore::caller_may_run(const Prepared& p, const ShapeContext& context) {
   if (context.caller_run_us <= 0 || p.batch_keys.size() != 1) return false;
-  if (pap::arrival_ordered(*p.info)) return false;
   if (p.shape.options.blocking) return true;
   const coll::Shape shape = coll::shape_of(p.shape.collective, context.ranks, p.shape.count);
   return std::max(shape.input, shape.output) * size_of(p.shape.type) <= kCallerRunBytes;
