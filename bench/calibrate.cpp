@@ -28,7 +28,10 @@
 //   bandwidth sizes, fitted by coll::fit_peer_reads once the rest is fitted;
 // - inline_call and inline_line on a node: inline_flags allreduces from 8 B
 //   to the most the flag lines hold (1 to 8 lines per peer), fitted by
-//   coll::fit_inline_lines once gamma is measured.
+//   coll::fit_inline_lines once gamma is measured;
+// - ticket, the arrival board's cost per arrival-ordered call: arrival_chain
+//   allreduces at the latency sizes, every rank on time, against their
+//   schedule's prediction (coll::fit_ticket) once the rest is fitted.
 // Every call's result is checked against the MPI library's; a wrong one fails
 // the job (exit 2) and writes no profile.
 #include <mpi.h>
@@ -56,6 +59,7 @@ namespace {
 constexpr std::size_t kElemBytes = sizeof(float);
 constexpr std::array<const char*, 4> kLatencyAlgorithms{"recursive_doubling", "rabenseifner", "binomial", "ring"};
 constexpr std::array<std::size_t, 2> kLatencyBytes{8, 4096};
+constexpr const char* kTicketAlgorithm = "arrival_chain";
 constexpr std::array<const char*, 3> kBandwidthAlgorithms{"ring", "rabenseifner", "recursive_doubling"};
 constexpr std::array<std::size_t, 4> kBandwidthBytes{64u << 10, 1u << 20, 4u << 20, 16u << 20};
 constexpr std::array<std::size_t, 4> kInlineBytes{8, 112, 280, coll::kInlineLinesBytes};
@@ -212,6 +216,11 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
         std::printf("# inline lines: inline_call %.3g s, inline_line %.3g s (RMS relative error %.2f over %zu calls)\n",
                     costs.inline_call, costs.inline_line, error, lines.size());
     }
+    const std::vector<coll::TimedAllreduce> arrivals = measure_all(comm, {kTicketAlgorithm}, kLatencyBytes, o, totals);
+    const double error = coll::fit_ticket(arrivals, ranks, costs);
+    if (rank == 0)
+      std::printf("# arrival board: ticket %.3g s per arrival-ordered call (RMS relative error %.2f over %zu calls)\n",
+                  costs.ticket, error, arrivals.size());
   }
   if (rank == 0 && costs.model.cores == 0) {
     std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B, per_step %.3g s, "

@@ -10,6 +10,7 @@
 #include <earlybird/collectives/predict.hpp>
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 #include "../common/approx.hpp"
@@ -234,4 +235,29 @@ TEST_CASE("fit_inline_lines recovers the inline costs that generated inline_flag
   // Nothing measured: nothing fitted, and auto leaves the lines out.
   CHECK(fit_inline_lines({}, 2, costs) == 0);
   CHECK(costs.inline_call == 0);
+}
+
+TEST_CASE("fit_ticket recovers the board's cost that generated arrival_chain times, the rest kept") {
+  for (int ranks : {2, 4, 16}) {
+    CAPTURE(ranks);
+    LevelCosts truth = one_regime();
+    truth.ticket = 4e-6;
+    std::vector<TimedAllreduce> calls;
+    for (std::size_t bytes : kLatencyBytes)
+      calls.push_back({"arrival_chain", bytes,
+                       predict_entry(Collective::allreduce, *find_algorithm(Collective::allreduce, "arrival_chain"),
+                                     ranks, bytes / 4, 4, truth)});
+    LevelCosts fitted = truth;
+    fitted.ticket = 1;  // what the profile started with does not count
+    CHECK(fit_ticket(calls, ranks, fitted) < 1e-9);
+    CHECK(fitted.ticket == relative(truth.ticket, 1e-6));
+    CHECK(fitted.model == truth.model);
+    CHECK(fitted.per_call == truth.per_call);
+  }
+  // Calls faster than their schedule: no negative ticket.
+  LevelCosts costs = one_regime();
+  fit_ticket({{"arrival_chain", 8, 1e-9}}, 2, costs);
+  CHECK(costs.ticket == 0);
+  CHECK(fit_ticket({}, 2, costs) == 0);
+  CHECK_THROWS_AS(fit_ticket({{"no_such_algorithm", 8, 1e-6}}, 2, costs), std::invalid_argument);
 }

@@ -118,12 +118,14 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   profile.network.model.beta = 3e-9;
   profile.network.per_call = 7e-6;
   profile.node.wake = 4.5e-6;
+  profile.network.ticket = 2.5e-4;
   profile.node.memory = {4194304, 2.5e-10, 7.5e-11, 6.5e-11};
   const MachineProfile read = read_profile(written("# calibrated\n" + format_profile(profile)));
   CHECK(read.node.model.alpha == relative(1.25e-6));
   CHECK(read.network.model.beta == relative(3e-9));
   CHECK(read.network.per_call == relative(7e-6));
   CHECK(read.node.wake == relative(4.5e-6));
+  CHECK(read.network.ticket == relative(2.5e-4));
   CHECK(read.node.model.gamma == relative(profile.node.model.gamma));
   CHECK(read.node.memory.from_bytes == relative(4194304, 1e-3));  // written to 4 digits
   CHECK(read.node.memory.beta == relative(2.5e-10));
@@ -245,6 +247,18 @@ TEST_CASE("inline_flags is a candidate only on the lines, where the call fits th
   CHECK(predict_entry(Collective::allreduce, entry, 8, 2, 4, costs, {.inline_lines = true}) ==
         relative(predict_inline_lines(Collective::allreduce, 8, 2, 4, costs)));
   CHECK(predict_entry(Collective::allreduce, entry, 8, 2, 4, costs) == relative(predict(entry, 8, 2, 4, costs)));
+}
+
+TEST_CASE("predict_entry: an arrival-ordered entry pays the board's ticket beyond its schedule, no other does") {
+  LevelCosts costs{CostModel{1e-6, 1e-9, 1e-10, 1e-10, 0}, 2e-6};
+  costs.ticket = 3e-5;
+  for (const char* name : {"arrival_chain", "arrival_prr", "arrival_greedy", "sorted_linear_tree", "pre_reduced_ring"}) {
+    CAPTURE(name);
+    const Algorithm& a = allreduce(name);
+    CHECK(predict_entry(Collective::allreduce, a, 4, 1000, 4, costs) == relative(predict(a, 4, 1000, 4, costs) + 3e-5));
+  }
+  const Algorithm& ring = allreduce("ring");
+  CHECK(predict_entry(Collective::allreduce, ring, 4, 1000, 4, costs) == predict(ring, 4, 1000, 4, costs));
 }
 
 TEST_CASE("auto on a direct communicator: a call that fits the inline lines is a class of its own") {

@@ -36,10 +36,11 @@ double& field_named(LevelCosts& costs, std::string_view key) {
   if (key == "read_call") return costs.read_call;
   if (key == "inline_call") return costs.inline_call;
   if (key == "inline_line") return costs.inline_line;
+  if (key == "ticket") return costs.ticket;
   throw std::invalid_argument("unknown key '" + std::string(key) +
                               "' (alpha, beta, gamma, copy, per_step, per_call, wake, memory_from, memory_beta, "
                               "memory_gamma, memory_copy, peer_read, memory_peer_read, read_call, inline_call, "
-                              "inline_line)");
+                              "inline_line, ticket)");
 }
 
 std::string trimmed(const std::string& text) {
@@ -74,7 +75,8 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
       << level << ".memory_peer_read = " << c.memory.peer_read << '\n'
       << level << ".read_call = " << c.read_call << '\n'
       << level << ".inline_call = " << c.inline_call << '\n'
-      << level << ".inline_line = " << c.inline_line << '\n';
+      << level << ".inline_line = " << c.inline_line << '\n'
+      << level << ".ticket = " << c.ticket << '\n';
 }
 
 }  // namespace
@@ -108,8 +110,14 @@ MachineProfile default_profile() {
   // 1.9-3.0 us over three runs; docs/benchmarks.md, "Ranks sharing
   // cores"), 2026-11-27.
   profile.node.wake = 2.6e-6;
+  // ticket: arrival_chain at 8 B and 4 KiB, P = 2, the fast phase
+  // (calibrations in slow phases fitted 0.64-2.96 us), 2026-11-27.
+  profile.node.ticket = 8e-7;
   // The same, 2 emulated hosts x 1 rank, 1 Gbit/s (scripts/cluster.sh), 2026-11-24.
   profile.network = {CostModel{1.17e-5, 6.81e-9, 5.57e-11, 4.47e-11, 0}, 1.25e-5};
+  // ticket: the same hosts, eb-bench calibrate, 2026-11-27 (the board's
+  // round trips to rank 0 over the point-to-point transport).
+  profile.network.ticket = 2.2e-4;
   return profile;
 }
 
@@ -324,7 +332,8 @@ double predict_entry(Collective collective, const Algorithm& algorithm, int rank
   if (algorithm.executor == Executor::inline_lines && paths.inline_lines &&
       fits_inline_lines(collective, ranks, count, elem_bytes))
     return predict_inline_lines(collective, ranks, count, elem_bytes, costs);
-  return predict(algorithm, ranks, count, elem_bytes, costs);
+  const double board = algorithm.arrival != ArrivalOrder::none ? costs.ticket : 0;
+  return predict(algorithm, ranks, count, elem_bytes, costs) + board;
 }
 
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,

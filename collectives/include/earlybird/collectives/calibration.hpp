@@ -71,6 +71,13 @@ double fit_peer_reads(const std::vector<TimedAllreduce>& calls, int ranks, Level
 // the fit's RMS relative error.
 double fit_inline_lines(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
 
+// costs.ticket from `calls`, allreduces of arrival-ordered entries with
+// every rank on time (predict_entry; every other parameter kept): least
+// squares of the relative error through 0 of what each call took beyond its
+// schedule's prediction, 0 where that is negative. Returns the fit's RMS
+// relative error.
+double fit_ticket(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
+
 // Where `cores` CPUs serve `ranks` ranks (fewer cores than ranks): sets
 // costs.cores to `cores` and fits costs.wake, the switch between ranks
 // (LevelCosts, predict), every other parameter kept: the value in [0,

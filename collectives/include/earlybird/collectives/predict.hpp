@@ -50,6 +50,12 @@ struct LevelCosts {
   // and `auto` leaves the inline_flags entries out.
   double inline_call = 0;
   double inline_line = 0;
+  // The arrival-ordered entries (Algorithm::arrival): seconds each call
+  // spends on the arrival board beyond its schedule (its ticket, its
+  // arrival time, the ticket slots read until its peers' places are known:
+  // operations on rank 0's window, round trips over the point-to-point
+  // transport). predict_entry adds it.
+  double ticket = 0;
   // Where a node's ranks share model.cores CPUs (shares_cores): each time a
   // rank is woken for a peer's data costs `wake` (the switch from one rank
   // to another: the kernel's scheduling, the caches refilled).
@@ -80,8 +86,8 @@ MachineProfile default_profile();
 // alpha, beta, gamma, copy, per_step, per_call, wake (LevelCosts: used where
 // a node's ranks outnumber its cores), memory_from (bytes),
 // memory_beta, memory_gamma, memory_copy; seconds and seconds per byte;
-// peer_read, memory_peer_read (seconds per byte), read_call, inline_call and
-// inline_line (seconds)),
+// peer_read, memory_peer_read (seconds per byte), read_call, inline_call,
+// inline_line and ticket (seconds)),
 // '#' starts a comment; keys not given keep their defaults. Throws
 // std::invalid_argument naming the file, the line and the problem.
 MachineProfile read_profile(const std::string& path);
@@ -153,7 +159,8 @@ struct DirectPaths {
 // The model's time for `algorithm`, an entry of `collective`'s catalogue:
 // predict_peer_reads for the peer_reads executor, predict_inline_lines for
 // the inline one where `paths` has the lines and the call fits them, else
-// predict (the entry's schedule, which is what runs without its path).
+// predict (the entry's schedule, which is what runs without its path); an
+// arrival-ordered entry also pays costs.ticket.
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
                      std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths = {});
 
