@@ -338,8 +338,10 @@ double predict_entry(Collective collective, const Algorithm& algorithm, int rank
 
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                                     bool commutative, const LevelCosts& costs, DirectPaths paths) {
-  const bool inline_lines =
-      paths.inline_lines && costs.inline_call > 0 && fits_inline_lines(collective, ranks, count, elem_bytes);
+  // Where the lines run the entry they must have been measured; elsewhere
+  // its schedule runs, priced like any other.
+  const bool on_lines = paths.inline_lines && fits_inline_lines(collective, ranks, count, elem_bytes);
+  const bool inline_lines = !on_lines || costs.inline_call > 0;
   const auto candidate = [&](const Algorithm& a) {
     if (a.arrival != ArrivalOrder::none || (a.needs_commutative && !commutative)) return false;
     switch (a.executor) {

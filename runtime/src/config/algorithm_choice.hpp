@@ -49,8 +49,9 @@ bool use_probed_profile(const coll::MachineProfile& probed);
 // profile's level has a peer-read cost (coll::predict_peer_reads). On a
 // direct communicator a call publishing at most coll::kInlineLinesBytes is
 // a class of its own (up to the most that fits), where the inline_flags
-// entries are candidates (coll::predict_inline_lines) if the profile's node
-// level has an inline cost.
+// entries are candidates on the lines (coll::predict_inline_lines) if the
+// profile's node level has an inline cost; elsewhere they are priced by
+// their schedule like every entry.
 std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
                               bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
                               int shared_cores = 0, bool reads_peers = false);

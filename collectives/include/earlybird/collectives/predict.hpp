@@ -47,7 +47,8 @@ struct LevelCosts {
   // on their flag lines, for calls publishing up to kInlineLinesBytes):
   // inline_call seconds per call, inline_line seconds per line a rank takes
   // from a peer (predict_inline_lines). inline_call 0: not measured here,
-  // and `auto` leaves the inline_flags entries out.
+  // and `auto` leaves the inline_flags entries out where they would run on
+  // the lines.
   double inline_call = 0;
   double inline_line = 0;
   // The arrival-ordered entries (Algorithm::arrival): seconds each call
@@ -171,10 +172,11 @@ struct Prediction {
 
 // Every algorithm of `collective` that `auto` may choose (not arrival-ordered,
 // commutativity suiting the operator; the peer_reads entry where
-// paths.peer_reads and costs.peer_read > 0; the inline_flags entry where
-// paths.inline_lines, costs.inline_call > 0 and the call publishes at most
-// kInlineLinesBytes), with its prediction, fastest first (ties: catalogue
-// order).
+// paths.peer_reads and costs.peer_read > 0; the inline_flags entry on the
+// lines where paths.inline_lines and the call publishes at most
+// kInlineLinesBytes, if costs.inline_call > 0, and elsewhere priced by its
+// schedule like every entry), with its prediction, fastest first (ties:
+// catalogue order).
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                                     bool commutative, const LevelCosts& costs, DirectPaths paths = {});
 
