@@ -341,13 +341,13 @@ std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_
   // Where the lines run the entry they must have been measured; elsewhere
   // its schedule runs, priced like any other.
   const bool on_lines = paths.inline_lines && fits_inline_lines(collective, ranks, count, elem_bytes);
-  const bool inline_lines = !on_lines || costs.inline_call > 0;
+  const bool inline_candidate = !on_lines || costs.inline_call > 0;
   const auto candidate = [&](const Algorithm& a) {
     if (a.arrival != ArrivalOrder::none || (a.needs_commutative && !commutative)) return false;
     switch (a.executor) {
       case Executor::steps: return true;
       case Executor::peer_reads: return paths.peer_reads && costs.peer_read > 0;
-      case Executor::inline_lines: return inline_lines;
+      case Executor::inline_lines: return inline_candidate;
     }
     return false;
   };
