@@ -59,7 +59,10 @@ class ArrivalBoard {
 
   // Entry into epoch `epoch`: this rank's ticket (its arrival position).
   int take_ticket(std::uint64_t epoch);
-  // Publishes that this rank holds `ticket` and arrived at `arrival_us`.
+  // Publishes that this rank holds `ticket` and arrived at `arrival_us`
+  // (Transport::post_remote_words: over the point-to-point transport it
+  // returns before rank 0 has them; readers poll, and a missing arrival time
+  // only counts as unknown).
   void record_arrival(std::uint64_t epoch, int ticket, std::int64_t arrival_us);
   // Holder of every ticket of `epoch` known so far (-1: not yet taken).
   std::vector<int> ticket_holders(std::uint64_t epoch);

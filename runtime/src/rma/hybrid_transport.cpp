@@ -111,6 +111,12 @@ void HybridTransport::store_remote_words(int target, std::size_t offset, const s
   via.store_remote_words(rank, offset, words, count);
 }
 
+void HybridTransport::post_remote_words(int target, std::size_t offset, const std::uint64_t* words,
+                                        std::size_t count) {
+  auto [via, rank] = route(target);
+  via.post_remote_words(rank, offset, words, count);
+}
+
 std::unique_ptr<Transport> HybridTransport::split(int color, int key, WindowSize window) {
   MPI_Comm part = split_comm(network_->communicator(), color, key);
   if (part == MPI_COMM_NULL) return nullptr;

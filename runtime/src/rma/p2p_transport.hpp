@@ -16,6 +16,8 @@
 //   put, notify: applied at the target in the order this rank issued them to
 //     that target (MPI's non-overtaking rule plus in-order application); put
 //     returns when the source memory may be reused, notify at once.
+//   post_remote_words: one message, applied in that same order; returns at
+//     once (no answer).
 //   get, load_remote, load_remote_words, fetch_add, store_remote_words: return
 //     after the target answered, so they are complete at the target on return.
 // Every wait serves the incoming requests of every open P2pTransport of the
@@ -114,6 +116,7 @@ class P2pTransport final : public Transport {
   std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
   void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
   void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
+  void post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   bool needs_service() const override { return true; }
@@ -125,12 +128,12 @@ class P2pTransport final : public Transport {
 
  private:
   enum class Kind : std::uint64_t {
-    put, put_data, notify, put_notify, get, load_words, store_words, fetch_add, close, gone
+    put, put_data, notify, put_notify, get, load_words, store_words, post_words, fetch_add, close, gone
   };
   struct Header {
     Kind kind;
     std::uint64_t offset;
-    std::uint64_t count;  // bytes (put, put_data, put_notify, get) or words (load_words, store_words)
+    std::uint64_t count;  // bytes (put, put_data, put_notify, get) or words (load_words, store_words, post_words)
     std::uint64_t value;  // notify, put_notify, fetch_add
     std::uint64_t flag_offset = 0;  // put_notify: the flag raised after the data
     std::int64_t answer_tag = 0;  // requests that return something: the answer's tag
