@@ -60,7 +60,7 @@ class FakeTransport final : public Transport {
   void load_remote_words(int, std::size_t, std::uint64_t* out, std::size_t count) override {
     std::fill(out, out + count, 0);
   }
-  void store_remote_words(int, std::size_t, const std::uint64_t*, std::size_t) override {}
+  void post_remote_words(int, std::size_t, const std::uint64_t*, std::size_t) override {}
   std::int64_t clock_origin_ns() const override { return 0; }
   std::unique_ptr<Transport> split(int, int, WindowSize) override { return nullptr; }
 

@@ -79,7 +79,7 @@ void ArrivalBoard::publish_decision(std::uint64_t epoch, const Decision& decisio
     const std::uint64_t k = decision.presteps.empty() ? 0 : decision.presteps[id];
     words[id + 1] = tagged(epoch, (k << kRankBits) | rank);
   }
-  transport_->store_remote_words(0, word(decision_at(epoch)), words.data(), words.size());
+  transport_->post_remote_words(0, word(decision_at(epoch)), words.data(), words.size());
 }
 
 std::optional<Decision> ArrivalBoard::decision(std::uint64_t epoch) {
@@ -99,7 +99,7 @@ std::optional<Decision> ArrivalBoard::decision(std::uint64_t epoch) {
 
 void ArrivalBoard::publish_estimate(std::uint64_t call, std::int64_t arrival_us) {
   const std::uint64_t value = tagged(call, encode_time(arrival_us));
-  transport_->store_remote_words(0, word(estimates_at(call) + static_cast<std::size_t>(transport_->rank())), &value, 1);
+  transport_->post_remote_words(0, word(estimates_at(call) + static_cast<std::size_t>(transport_->rank())), &value, 1);
 }
 
 std::vector<std::optional<std::int64_t>> ArrivalBoard::estimates(std::uint64_t call) {

@@ -105,12 +105,6 @@ void HybridTransport::load_remote_words(int target, std::size_t offset, std::uin
   via.load_remote_words(rank, offset, out, count);
 }
 
-void HybridTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words,
-                                         std::size_t count) {
-  auto [via, rank] = route(target);
-  via.store_remote_words(rank, offset, words, count);
-}
-
 void HybridTransport::post_remote_words(int target, std::size_t offset, const std::uint64_t* words,
                                         std::size_t count) {
   auto [via, rank] = route(target);

@@ -74,7 +74,7 @@ void InProcTransport::load_remote_words(int target, std::size_t offset, std::uin
   for (std::size_t i = 0; i < count; ++i) out[i] = load_remote(target, offset + i * sizeof(std::uint64_t));
 }
 
-void InProcTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words,
+void InProcTransport::post_remote_words(int target, std::size_t offset, const std::uint64_t* words,
                                          std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) notify(target, offset + i * sizeof(std::uint64_t), words[i]);
 }

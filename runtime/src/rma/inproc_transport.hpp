@@ -53,7 +53,7 @@ class InProcTransport final : public Transport {
   // notification after the puts before it, an acquire load reads it.
   void notify(int target, std::size_t offset, std::uint64_t value) override;
   void store_local(std::size_t offset, std::uint64_t value) override;
-  void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
+  void post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
   std::uint64_t load_flag(std::size_t offset) override;
   std::uint64_t load_remote(int target, std::size_t offset) override;
   void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;

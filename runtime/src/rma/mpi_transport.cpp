@@ -152,7 +152,7 @@ void MpiTransport::load_remote_words(int target, std::size_t offset, std::uint64
   check_mpi(MPI_Win_flush(target, win_), "MPI_Win_flush (remote read)");
 }
 
-void MpiTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
+void MpiTransport::post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
   if (direct()) {
     for (std::size_t i = 0; i < count; ++i) notify(target, offset + i * sizeof(std::uint64_t), words[i]);
     return;

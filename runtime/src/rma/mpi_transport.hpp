@@ -55,7 +55,7 @@ class MpiTransport final : public Transport {
   void store_local(std::size_t offset, std::uint64_t value) override;
   std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
   void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
-  void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
+  void post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   bool poll_hook() override;

@@ -266,7 +266,6 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
       }
       return answer;
     }
-    case Kind::store_words:
     case Kind::post_words: {
       std::byte* words = at(header.offset, data_bytes, "a store");
       for (std::size_t i = 0; i < data_bytes / sizeof(std::uint64_t); ++i) {
@@ -274,8 +273,6 @@ P2pTransport::Answer P2pTransport::apply(int source, const std::byte* message, s
         std::memcpy(&value, data + 8 * i, sizeof value);
         word_at(words + 8 * i).store(value, std::memory_order_release);
       }
-      answer.expected = header.kind == Kind::store_words;
-      answer.tag = static_cast<int>(header.answer_tag);
       return answer;
     }
     case Kind::fetch_add: {
@@ -472,24 +469,11 @@ void P2pTransport::load_remote_words(int target, std::size_t offset, std::uint64
       "a remote read");
 }
 
-namespace {
-
-std::size_t stored_bytes(std::size_t words) {
-  const std::size_t bytes = words * sizeof(std::uint64_t);
-  if (bytes > P2pTransport::kInlineBytes) throw Error("earlybird p2p transport: a remote store of more than 8 KiB of words");
-  return bytes;
-}
-
-}  // namespace
-
-void P2pTransport::store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
-  std::lock_guard lock(mutex_);
-  ask(target, Header{Kind::store_words, offset, count, 0}, words, stored_bytes(count), nullptr, 0, "a remote store");
-}
-
 void P2pTransport::post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
+  const std::size_t bytes = count * sizeof(std::uint64_t);
+  if (bytes > kInlineBytes) throw Error("earlybird p2p transport: a remote store of more than 8 KiB of words");
   std::lock_guard lock(mutex_);
-  send(target, Header{Kind::post_words, offset, count, 0}, words, stored_bytes(count));
+  send(target, Header{Kind::post_words, offset, count, 0}, words, bytes);
 }
 
 void P2pTransport::fault_in(std::size_t offset, std::size_t bytes) {

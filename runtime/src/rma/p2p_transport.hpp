@@ -18,8 +18,8 @@
 //     returns when the source memory may be reused, notify at once.
 //   post_remote_words: one message, applied in that same order; returns at
 //     once (no answer).
-//   get, load_remote, load_remote_words, fetch_add, store_remote_words: return
-//     after the target answered, so they are complete at the target on return.
+//   get, load_remote, load_remote_words, fetch_add: return after the target
+//     answered, so they are complete at the target on return.
 // Every wait serves the incoming requests of every open P2pTransport of the
 // process, so two ranks waiting on each other cannot deadlock, even when
 // their waits are on different communicators, and fails with
@@ -115,7 +115,6 @@ class P2pTransport final : public Transport {
   void store_local(std::size_t offset, std::uint64_t value) override;
   std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
   void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
-  void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
   void post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) override;
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
@@ -128,12 +127,12 @@ class P2pTransport final : public Transport {
 
  private:
   enum class Kind : std::uint64_t {
-    put, put_data, notify, put_notify, get, load_words, store_words, post_words, fetch_add, close, gone
+    put, put_data, notify, put_notify, get, load_words, post_words, fetch_add, close, gone
   };
   struct Header {
     Kind kind;
     std::uint64_t offset;
-    std::uint64_t count;  // bytes (put, put_data, put_notify, get) or words (load_words, store_words, post_words)
+    std::uint64_t count;  // bytes (put, put_data, put_notify, get) or words (load_words, post_words)
     std::uint64_t value;  // notify, put_notify, fetch_add
     std::uint64_t flag_offset = 0;  // put_notify: the flag raised after the data
     std::int64_t answer_tag = 0;  // requests that return something: the answer's tag

@@ -93,15 +93,12 @@ class Transport {
   // (not as a snapshot), into `out` (one round trip).
   virtual void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) = 0;
   // Stores `count` 64-bit words into target's window, each atomically
-  // (MPI_Accumulate with MPI_REPLACE), complete at the target on return.
-  virtual void store_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) = 0;
-  // The same, but it may return before the words are stored: they are stored
-  // before any later operation of this rank on `target` is applied there.
-  // For a transport whose stores cost a round trip (the point-to-point one);
-  // the others store at once.
-  virtual void post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
-    store_remote_words(target, offset, words, count);
-  }
+  // (MPI_Accumulate with MPI_REPLACE). It may return before they are stored
+  // (the point-to-point transport sends them as one message and waits for
+  // no answer; the others store at once), but they are stored before any
+  // later operation of this rank on `target` is applied there. Readers of
+  // such words poll for them (the arrival board).
+  virtual void post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) = 0;
   // This rank's steady clock minus rank 0's, in nanoseconds, as measured when
   // the transport was created (0 when all ranks share one clock).
   virtual std::int64_t clock_offset_ns() const { return 0; }
