@@ -25,6 +25,12 @@ using earlybird::testing::relative;
 
 namespace {
 
+// The algorithm config::default_algorithm chooses.
+template <typename... Args>
+std::string chosen(Args... args) {
+  return earlybird::config::default_algorithm(args...).algorithm;
+}
+
 const Algorithm& allreduce(const char* name) {
   const Algorithm* a = find_algorithm(Collective::allreduce, name);
   REQUIRE(a);
@@ -98,6 +104,52 @@ TEST_CASE("predict_all: latency-bound profiles pick few rounds, bandwidth-bound 
     if (p.algorithm == "recursive_doubling" || p.algorithm == "linear") CHECK(p.seconds > 2 * ranked.front().seconds);
 }
 
+TEST_CASE("segment_candidates: powers of 4 from 16 KiB, 2 to kMostSegments per buffer, never the default") {
+  using V = std::vector<std::size_t>;
+  const Algorithm& chain = *find_algorithm(Collective::reduce, "chain");  // default 512 KiB
+  CHECK(segment_candidates(chain, 1 << 20) == V{16 << 10, 64 << 10, 256 << 10});
+  CHECK(segment_candidates(chain, 4 << 20) == V{64 << 10, 256 << 10, 1 << 20});
+  CHECK(segment_candidates(chain, 16 << 20) == V{256 << 10, 1 << 20, 4 << 20});
+  CHECK(segment_candidates(chain, 32 << 10) == V{16 << 10});
+  CHECK(segment_candidates(chain, 16 << 10).empty());  // one segment: the default's schedule
+  const Algorithm& segmented = allreduce("segmented_ring");  // default 128 KiB
+  CHECK(segment_candidates(segmented, 1 << 20) == V{16 << 10, 64 << 10, 256 << 10});
+  CHECK(segment_candidates(allreduce("ring"), 1 << 20).empty());  // not pipelined
+}
+
+TEST_CASE("predict_all: a pipelined entry at the fastest of its segments, the default on ties") {
+  // Bandwidth-bound, P = 4, 256 KiB: the default 512 KiB segment makes the
+  // chain one hop after another; segments overlap them.
+  const LevelCosts bandwidth{CostModel{1e-6, 1e-9, 0, 0, 0}, 0};
+  const Algorithm& chain = *find_algorithm(Collective::reduce, "chain");
+  const std::size_t count = 64 << 10;
+  const auto ranked = predict_all(Collective::reduce, 4, count, 4, true, bandwidth);
+  const auto found = std::find_if(ranked.begin(), ranked.end(), [](const Prediction& p) { return p.algorithm == "chain"; });
+  REQUIRE(found != ranked.end());
+  CHECK(found->segment_bytes != 0);
+  CHECK(found->seconds == relative(predict(chain, 4, count, 4, bandwidth, found->segment_bytes / 4)));
+  CHECK(found->seconds < predict(chain, 4, count, 4, bandwidth) / 2);
+  for (std::size_t segment : segment_candidates(chain, count * 4))
+    CHECK(found->seconds <= predict(chain, 4, count, 4, bandwidth, segment / 4));
+  // Latency-bound: every segment is one more step, so the default stays.
+  const LevelCosts latency{CostModel{10e-6, 0, 0, 0, 0}, 0};
+  for (const Prediction& p : predict_all(Collective::reduce, 4, count, 4, true, latency)) {
+    CAPTURE(p.algorithm);
+    CHECK(p.segment_bytes == 0);
+  }
+  // auto runs the first prediction's segment.
+  const MachineProfile& profile = earlybird::config::machine_profile();
+  for (Collective c : kCollectives)
+    for (std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20}) {
+      const auto first = predict_all(c, 4, bytes / 4, 4, true, profile.network).front();
+      const auto choice = earlybird::config::default_algorithm(c, bytes, 4, true, false);
+      CAPTURE(to_string(c));
+      CAPTURE(bytes);
+      CHECK(choice.algorithm == first.algorithm);
+      CHECK(choice.segment_bytes == first.segment_bytes);
+    }
+}
+
 TEST_CASE("predict: past memory_from (bytes x ranks) the memory regime's rates apply") {
   LevelCosts costs{CostModel{0, 1e-10, 0, 0, 0}, 0};
   costs.memory = {1 << 20, 3e-10, 0, 0};
@@ -156,7 +208,6 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
 }
 
 TEST_CASE("auto: the model's first choice for the call's size class") {
-  using earlybird::config::default_algorithm;
   const MachineProfile& profile = earlybird::config::machine_profile();  // no EARLYBIRD_PROFILE here: defaults
   for (bool direct : {false, true})
     for (int ranks : {2, 3, 4, 8})
@@ -166,29 +217,29 @@ TEST_CASE("auto: the model's first choice for the call's size class") {
                                         direct ? profile.node : profile.network);
         CAPTURE(ranks);
         CAPTURE(bytes);
-        CHECK(default_algorithm(Collective::allreduce, bytes, ranks, true, direct) == ranked.front().algorithm);
+        CHECK(chosen(Collective::allreduce, bytes, ranks, true, direct) == ranked.front().algorithm);
       }
   // Classes under 4 bytes are one element of their size, not 0 floats.
   for (std::size_t bytes : {std::size_t{1}, std::size_t{2}}) {
     const auto ranked = predict_all(Collective::allreduce, 64, 1, bytes, true, profile.network);
     CAPTURE(bytes);
     CHECK(ranked.front().seconds > 0);
-    CHECK(default_algorithm(Collective::allreduce, bytes, 64, true, false) == ranked.front().algorithm);
+    CHECK(chosen(Collective::allreduce, bytes, 64, true, false) == ranked.front().algorithm);
   }
   // Every collective gets an algorithm that suits a non-commutative operator
   // (reduce-scatter's only one is inline_flags, whose schedule folds in rank
   // order: until 2026-11-27 auto left it out past the lines and such a call
   // failed).
-  CHECK(default_algorithm(Collective::reduce_scatter, 1 << 20, 5, false, false) == "inline_flags");
+  CHECK(chosen(Collective::reduce_scatter, 1 << 20, 5, false, false) == "inline_flags");
   for (Collective c : kCollectives) {
-    const std::string name = default_algorithm(c, 1 << 20, 5, false, false);
+    const std::string name = chosen(c, 1 << 20, 5, false, false);
     const Algorithm* a = find_algorithm(c, name);
     REQUIRE(a);
     CHECK_FALSE(a->needs_commutative);
   }
   // A communicator beyond kModelRanks takes the choice made for kModelRanks.
-  CHECK(default_algorithm(Collective::allreduce, 1 << 20, 1000, true) ==
-        default_algorithm(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
+  CHECK(chosen(Collective::allreduce, 1 << 20, 1000, true) ==
+        chosen(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
 }
 
 // Round numbers: a call 1 us, a line 0.1 us, gamma 1e-10 s/B.
@@ -267,7 +318,6 @@ TEST_CASE("predict_entry: an arrival-ordered entry pays the board's ticket beyon
 }
 
 TEST_CASE("auto on a direct communicator: a call that fits the inline lines is a class of its own") {
-  using earlybird::config::default_algorithm;
   const MachineProfile& profile = earlybird::config::machine_profile();  // defaults: an inline cost for the node
   REQUIRE(profile.node.inline_call > 0);
   for (Collective c : kCollectives)
@@ -283,21 +333,20 @@ TEST_CASE("auto on a direct communicator: a call that fits the inline lines is a
         const std::size_t class_bytes = fits ? std::min(std::bit_ceil(bytes), most) : std::bit_ceil(bytes);
         const std::size_t elem = std::min<std::size_t>(class_bytes, 4);
         const auto ranked = predict_all(c, ranks, class_bytes / elem, elem, true, profile.node, {.inline_lines = fits});
-        CHECK(default_algorithm(c, bytes, ranks, true, true) == ranked.front().algorithm);
+        CHECK(chosen(c, bytes, ranks, true, true) == ranked.front().algorithm);
         // Elsewhere (past the lines, across nodes) inline_flags is priced by
         // its schedule like every entry.
         const std::size_t network_class = std::bit_ceil(bytes), network_elem = std::min<std::size_t>(network_class, 4);
-        CHECK(default_algorithm(c, bytes, ranks, true, false) ==
+        CHECK(chosen(c, bytes, ranks, true, false) ==
               predict_all(c, ranks, network_class / network_elem, network_elem, true, profile.network).front().algorithm);
       }
     }
   // The defaults (this VM, P = 2): the lines win every collective's 8 bytes at P = 2.
-  for (Collective c : kCollectives) CHECK(default_algorithm(c, 8, 2, true, true) == "inline_flags");
+  for (Collective c : kCollectives) CHECK(chosen(c, 8, 2, true, true) == "inline_flags");
 }
 
 // P = 6 over nodes of 3 is decided nowhere else in this program.
 TEST_CASE("decide_ahead: the same choices as deciding at first use, and the verbose log still comes once") {
-  using earlybird::config::default_algorithm;
   const MachineProfile& profile = earlybird::config::machine_profile();
   const std::size_t before = earlybird::config::rankings_made();
   earlybird::config::decide_ahead(6, false, 3, 0, false);
@@ -310,10 +359,10 @@ TEST_CASE("decide_ahead: the same choices as deciding at first use, and the verb
       CAPTURE(bytes);
       const auto ranked = predict_all(c, 6, std::bit_ceil(bytes) / 4, 4, true, spanning_nodes(profile, 3));
       std::string explanation;
-      CHECK(default_algorithm(c, bytes, 6, true, false, 3, &explanation) == ranked.front().algorithm);
+      CHECK(chosen(c, bytes, 6, true, false, 3, &explanation) == ranked.front().algorithm);
       CHECK(explanation.find(std::string(ranked.front().algorithm)) != std::string::npos);
       explanation.clear();
-      default_algorithm(c, bytes, 6, true, false, 3, &explanation);
+      chosen(c, bytes, 6, true, false, 3, &explanation);
       CHECK(explanation.empty());
     }
   CHECK(earlybird::config::rankings_made() == ahead);  // every class above was decided ahead
@@ -326,7 +375,7 @@ TEST_CASE("decide_ahead: the same choices as deciding at first use, and the verb
                               kInlineLinesBytes, std::size_t{5000}}) {
       CAPTURE(to_string(c));
       CAPTURE(bytes);
-      default_algorithm(c, bytes, 7, true, true);
+      chosen(c, bytes, 7, true, true);
     }
   CHECK(earlybird::config::rankings_made() == direct);
 }
@@ -385,7 +434,6 @@ TEST_CASE("peer_reads is a candidate only where the ranks read each other and th
 }
 
 TEST_CASE("auto takes the model's first choice with peer_reads among the candidates, never where ranks cannot read") {
-  using earlybird::config::default_algorithm;
   const MachineProfile& profile = earlybird::config::machine_profile();  // defaults: a read cost for the node
   REQUIRE(profile.node.peer_read > 0);
   for (Collective c : kCollectives)
@@ -395,9 +443,9 @@ TEST_CASE("auto takes the model's first choice with peer_reads among the candida
         CAPTURE(ranks);
         CAPTURE(bytes);
         const auto ranked = predict_all(c, ranks, bytes / 4, 4, true, profile.node, {.peer_reads = true});
-        CHECK(default_algorithm(c, bytes, ranks, true, true, 0, nullptr, 0, true) == ranked.front().algorithm);
-        CHECK(default_algorithm(c, bytes, ranks, true, true, 0, nullptr, 0, false) != "peer_reads");
-        CHECK(default_algorithm(c, bytes, ranks, true, false, 0, nullptr, 0, true) != "peer_reads");
+        CHECK(chosen(c, bytes, ranks, true, true, 0, nullptr, 0, true) == ranked.front().algorithm);
+        CHECK(chosen(c, bytes, ranks, true, true, 0, nullptr, 0, false) != "peer_reads");
+        CHECK(chosen(c, bytes, ranks, true, false, 0, nullptr, 0, true) != "peer_reads");
       }
 }
 
@@ -411,7 +459,7 @@ TEST_CASE("auto on a node whose ranks outnumber its cores: the model with the co
   for (std::size_t bytes : {std::size_t{1024}, std::size_t{32768}, std::size_t{1 << 20}}) {
     CAPTURE(bytes);
     const auto ranked = predict_all(Collective::allreduce, 4, bytes / 4, 4, true, node);
-    CHECK(default_algorithm(Collective::allreduce, bytes, 4, true, true, 0, nullptr, 2) == ranked.front().algorithm);
+    CHECK(chosen(Collective::allreduce, bytes, 4, true, true, 0, nullptr, 2) == ranked.front().algorithm);
   }
   // Each prediction: the simulation with the ranks taking turns on the
   // cores, plus a wake per wait on another rank, two at a time (the cores),
@@ -438,22 +486,21 @@ TEST_CASE("auto on a node whose ranks outnumber its cores: the model with the co
 }
 
 TEST_CASE("auto over nodes: the two-level model's choice, hierarchical where the node layout is not a power of two") {
-  using earlybird::config::default_algorithm;
   const MachineProfile& profile = earlybird::config::machine_profile();  // defaults
   for (auto [ranks, per_node] : {std::pair{4, 2}, {6, 2}, {12, 4}, {24, 4}})
     for (std::size_t bytes : {std::size_t{8}, std::size_t{65536}, std::size_t{16 << 20}}) {
       CAPTURE(ranks);
       CAPTURE(bytes);
       const auto ranked = predict_all(Collective::allreduce, ranks, bytes / 4, 4, true, spanning_nodes(profile, per_node));
-      CHECK(default_algorithm(Collective::allreduce, bytes, ranks, true, false, per_node) == ranked.front().algorithm);
+      CHECK(chosen(Collective::allreduce, bytes, ranks, true, false, per_node) == ranked.front().algorithm);
     }
   // Three nodes of four at 64 KiB: the node phases keep two thirds of the
   // flat algorithms' network bytes off the nodes' links (simulated 623 us
   // against the ring's 1076 us and Rabenseifner's 1340 us).
-  CHECK(default_algorithm(Collective::allreduce, 65536, 12, true, false, 4) == "hierarchical");
+  CHECK(chosen(Collective::allreduce, 65536, 12, true, false, 4) == "hierarchical");
   // A layout that does not divide the modelled ranks falls back to one level.
-  CHECK(default_algorithm(Collective::allreduce, 1 << 20, 99, true, false, 3) ==
-        default_algorithm(Collective::allreduce, 1 << 20, 99, true, false, 0));
+  CHECK(chosen(Collective::allreduce, 1 << 20, 99, true, false, 3) ==
+        chosen(Collective::allreduce, 1 << 20, 99, true, false, 0));
 }
 
 TEST_CASE("predict: the hierarchical entry sees the model's node layout") {

@@ -165,9 +165,10 @@ struct Simulated {
 };
 
 Simulated simulated_now(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-                        const CostModel& model) {
+                        std::size_t segment_elems, const CostModel& model) {
   AlgorithmParams params;
   params.node_ranks = model.node_ranks;
+  params.segment_elems = segment_elems;
   const Schedule schedule = algorithm.make(ranks, count, params, elem_bytes);
   return {simulate(schedule, elem_bytes, model).time, waits_on_other_ranks(schedule)};
 }
@@ -178,6 +179,7 @@ struct SimulationKey {
   int ranks;
   std::size_t count;
   std::size_t elem_bytes;
+  std::size_t segment_elems;
   CostModel model;
   auto operator<=>(const SimulationKey&) const = default;
 };
@@ -187,10 +189,11 @@ struct SimulationKey {
 // non-commutative class re-ranks the commutative class's algorithms. Built
 // and simulated outside the lock (milliseconds at P = 64).
 Simulated simulated(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-                    const CostModel& model) {
+                    std::size_t segment_elems, const CostModel& model) {
   static detail::Remembered<SimulationKey, Simulated> times(std::size_t{1} << 16);
-  return times.get({reinterpret_cast<std::uintptr_t>(algorithm.make), ranks, count, elem_bytes, model},
-                   [&] { return simulated_now(algorithm, ranks, count, elem_bytes, model); });
+  return times.get(
+      {reinterpret_cast<std::uintptr_t>(algorithm.make), ranks, count, elem_bytes, segment_elems, model},
+      [&] { return simulated_now(algorithm, ranks, count, elem_bytes, segment_elems, model); });
 }
 
 // The largest buffer a rank holds: what decides whether a call is past
@@ -233,14 +236,14 @@ CostModel LevelCosts::model_for(std::size_t bytes, int ranks) const {
 }
 
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-               const LevelCosts& costs) {
+               const LevelCosts& costs, std::size_t segment_elems) {
   const CostModel model = costs.model_for(rank_buffer_bytes(collective_of(algorithm), ranks, count, elem_bytes), ranks);
   // In proportion to the count past kSimulatedCount (the latencies are a
   // vanishing part of it): a line through two simulated sizes would take its
   // slope from sizes where a segmented algorithm's pipeline has not begun yet.
   const std::size_t simulated_count = std::min(count, kSimulatedCount);
   const double scale = count > kSimulatedCount ? static_cast<double>(count) / kSimulatedCount : 1.0;
-  const Simulated s = simulated(algorithm, ranks, simulated_count, elem_bytes, model);
+  const Simulated s = simulated(algorithm, ranks, simulated_count, elem_bytes, segment_elems, model);
   return s.time * scale + (costs.shares_cores(ranks) ? wakes(s.waits, costs.model.cores) * costs.wake : 0) +
          costs.per_call;
 }
@@ -328,14 +331,43 @@ double predict_inline_lines(Collective collective, int ranks, std::size_t count,
 }
 
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
-                     std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths) {
+                     std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths, std::size_t segment_elems) {
   if (algorithm.executor == Executor::peer_reads) return predict_peer_reads(collective, ranks, count, elem_bytes, costs);
   if (algorithm.executor == Executor::inline_lines && paths.inline_lines &&
       fits_inline_lines(collective, ranks, count, elem_bytes))
     return predict_inline_lines(collective, ranks, count, elem_bytes, costs);
   const double board = algorithm.arrival != ArrivalOrder::none ? costs.ticket : 0;
-  return predict(algorithm, ranks, count, elem_bytes, costs) + board;
+  return predict(algorithm, ranks, count, elem_bytes, costs, segment_elems) + board;
 }
+
+std::vector<std::size_t> segment_candidates(const Algorithm& algorithm, std::size_t buffer_bytes) {
+  std::vector<std::size_t> candidates;
+  if (!algorithm.pipelined) return candidates;
+  for (std::size_t segment = 16 * 1024; segment <= buffer_bytes / 2; segment *= 4)
+    if (segment != algorithm.default_segment_bytes && buffer_bytes / segment <= kMostSegments)
+      candidates.push_back(segment);
+  return candidates;
+}
+
+namespace {
+
+// `algorithm`'s prediction at its default segment and at each of
+// segment_candidates: the fastest (the default on ties).
+Prediction fastest_segment(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
+                           std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths) {
+  Prediction best{algorithm.name, predict_entry(collective, algorithm, ranks, count, elem_bytes, costs, paths)};
+  if (algorithm.executor != Executor::steps) return best;
+  const std::size_t simulated_count = std::min(count, kSimulatedCount);
+  for (std::size_t segment :
+       segment_candidates(algorithm, rank_buffer_bytes(collective, ranks, simulated_count, elem_bytes))) {
+    const double seconds =
+        predict_entry(collective, algorithm, ranks, count, elem_bytes, costs, paths, segment / elem_bytes);
+    if (seconds < best.seconds) best = {algorithm.name, seconds, segment};
+  }
+  return best;
+}
+
+}  // namespace
 
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                                     bool commutative, const LevelCosts& costs, DirectPaths paths) {
@@ -355,7 +387,7 @@ std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_
   std::vector<Prediction> predictions;
   for (const Algorithm& a : algorithms(collective))
     if (candidate(a))
-      predictions.push_back({a.name, predict_entry(collective, a, ranks, count, elem_bytes, costs, paths)});
+      predictions.push_back(fastest_segment(collective, a, ranks, count, elem_bytes, costs, paths));
   std::stable_sort(predictions.begin(), predictions.end(),
                    [](const Prediction& x, const Prediction& y) { return x.seconds < y.seconds; });
   return predictions;

@@ -1,7 +1,5 @@
 #include "collective_call.hpp"
 
-#include "../config/algorithm_choice.hpp"
-
 #include <cstdio>
 
 namespace earlybird::detail {
@@ -18,14 +16,17 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
 
 }  // namespace
 
-std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log,
-                             int shared_cores, bool reads_peers) {
-  if (!call.options.algorithm.empty() && call.options.algorithm != "auto") return call.options.algorithm;
+config::Choice choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log,
+                                int shared_cores, bool reads_peers) {
+  if (!call.options.algorithm.empty() && call.options.algorithm != "auto")
+    return {call.options.algorithm, call.options.segment_bytes};
   const bool commutative = !call.reduces() || call.op.commutative();
   std::string explanation;
-  std::string chosen = config::default_algorithm(call.collective, call.count * size_of(call.type), ranks, commutative,
-                                                 direct, node_ranks, &explanation, shared_cores, reads_peers);
+  config::Choice chosen = config::default_algorithm(call.collective, call.count * size_of(call.type), ranks,
+                                                    commutative, direct, node_ranks, &explanation, shared_cores,
+                                                    reads_peers);
   if (log && !explanation.empty()) std::fputs(explanation.c_str(), stderr);
+  if (call.options.segment_bytes) chosen.segment_bytes = call.options.segment_bytes;
   return chosen;
 }
 

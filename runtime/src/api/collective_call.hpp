@@ -4,6 +4,8 @@
 // flags carry so that ranks calling different collectives are caught.
 #pragma once
 
+#include "../config/algorithm_choice.hpp"
+
 #include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/types.hpp>
 
@@ -31,15 +33,17 @@ struct CollectiveCall {
   bool reduces() const { return coll::reduces(collective); }
 };
 
-// The algorithm this call runs: options.algorithm, or the default for its
-// collective, size and operator, whether every rank's window is directly
-// reachable and the ranks per node when the ranks span nodes
-// (config/algorithm_choice.hpp). "" if none fits. `log`: print
-// the model's choice and runners-up on stderr the first time it decides one.
+// The algorithm this call runs and its segment: options.algorithm, or the
+// default for its collective, size and operator, whether every rank's
+// window is directly reachable and the ranks per node when the ranks span
+// nodes (config/algorithm_choice.hpp); "" if none fits. The segment:
+// options.segment_bytes where given, else the model's where it chose the
+// algorithm, else 0 (the algorithm's default). `log`: print the model's
+// choice and runners-up on stderr the first time it decides one.
 // `shared_cores`, `reads_peers`: config::default_algorithm's.
 // Throws earlybird::Error when EARLYBIRD_PROFILE is malformed.
-std::string choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log = false,
-                             int shared_cores = 0, bool reads_peers = false);
+config::Choice choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log = false,
+                                int shared_cores = 0, bool reads_peers = false);
 // "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks);
 // What makes a call invalid whatever its buffers (root, algorithm, operator

@@ -151,6 +151,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   struct Prepared {
     CollectiveCall shape;  // the call it was prepared for, buffers cleared
     std::string algorithm;
+    std::size_t segment_bytes = 0;  // the segment its plans use (choose_algorithm); 0: the algorithm's default
     const coll::Algorithm* info = nullptr;
     std::string description;
     std::string invalid;  // why every call of this shape fails; empty: valid

@@ -138,8 +138,11 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
   try {
-    p->algorithm = choose_algorithm(call, context.ranks, context.direct, context.node_ranks,
-                                    context.verbose && context.rank == 0, context.shared_cores, context.reads_peers);
+    config::Choice choice = choose_algorithm(call, context.ranks, context.direct, context.node_ranks,
+                                             context.verbose && context.rank == 0, context.shared_cores,
+                                             context.reads_peers);
+    p->algorithm = std::move(choice.algorithm);
+    p->segment_bytes = choice.segment_bytes;
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
     p->description = describe(call, "auto", context.rank, context.ranks);
     p->invalid = e.what();
@@ -176,8 +179,7 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
 void CommCore::plan_batches(Prepared& p, const ShapeContext& context, PlanCache& plans) {
   const CollectiveCall& call = p.shape;
   const std::size_t elem = size_of(call.type);
-  const std::size_t segment_elems =
-      call.options.segment_bytes ? std::max<std::size_t>(1, call.options.segment_bytes / elem) : 0;
+  const std::size_t segment_elems = p.segment_bytes ? std::max<std::size_t>(1, p.segment_bytes / elem) : 0;
   const bool by_arrival = pap::arrival_ordered(*p.info);
   // Arrival-ordered calls plan the ring as a stand-in until the decision.
   PlanCache::Key key{call.collective, by_arrival ? "ring" : p.algorithm, call.count, segment_elems,

@@ -68,6 +68,7 @@ std::string explain(const ChoiceKey& key, const std::vector<coll::Prediction>& r
     std::snprintf(line, sizeof line, "%s%s %.1f us", i ? ", " : "", std::string(ranked[i].algorithm).c_str(),
                   ranked[i].seconds * 1e6);
     text += line;
+    if (ranked[i].segment_bytes) text += " (segments of " + std::to_string(ranked[i].segment_bytes) + " B)";
   }
   return text + "\n";
 }
@@ -173,9 +174,9 @@ std::size_t inline_limit(Collective collective, int ranks) {
 
 }  // namespace
 
-std::string default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
-                              int node_ranks, std::string* explanation, int shared_cores, bool reads_peers) {
-  if (ranks <= 1 || bytes == 0) return first_suitable(collective, commutative);
+Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
+                         int node_ranks, std::string* explanation, int shared_cores, bool reads_peers) {
+  if (ranks <= 1 || bytes == 0) return {first_suitable(collective, commutative)};
   const int model_ranks = std::min(ranks, kModelRanks);
   const bool nodes_fit = node_ranks > 0 && node_ranks < model_ranks && model_ranks % node_ranks == 0;
   // The model's ranks stand for the communicator's: they share the cores
@@ -189,7 +190,8 @@ std::string default_algorithm(Collective collective, std::size_t bytes, int rank
   const ChoiceKey key{collective,  model_ranks, class_bytes, commutative, direct, nodes_fit ? node_ranks : 0,
                       direct ? model_cores : 0, direct && reads_peers, fits_inline};
   const auto& ranked = ranking(key, explanation);
-  return ranked.empty() ? "" : std::string(ranked.front().algorithm);
+  if (ranked.empty()) return {};
+  return {std::string(ranked.front().algorithm), ranked.front().segment_bytes};
 }
 
 std::size_t rankings_made() { return classes_ranked.load(std::memory_order_relaxed); }

@@ -52,9 +52,15 @@ bool use_probed_profile(const coll::MachineProfile& probed);
 // entries are candidates on the lines (coll::predict_inline_lines) if the
 // profile's node level has an inline cost; elsewhere they are priced by
 // their schedule like every entry.
-std::string default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
-                              bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
-                              int shared_cores = 0, bool reads_peers = false);
+// The choice: the algorithm, and for a pipelined one the segment the model
+// found fastest (coll::Prediction::segment_bytes; 0: the entry's default).
+struct Choice {
+  std::string algorithm;
+  std::size_t segment_bytes = 0;
+};
+Choice default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
+                         bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
+                         int shared_cores = 0, bool reads_peers = false);
 
 // Every choice default_algorithm makes with these arguments after the
 // call's own — each collective, both commutativities where it reduces,
@@ -63,9 +69,9 @@ std::string default_algorithm(coll::Collective collective, std::size_t bytes, in
 // threads of its own that end with it, so that a first call of any of them
 // finds its class decided (Communicator::warm_up). Throws what
 // default_algorithm throws (a malformed EARLYBIRD_PROFILE). Measured on the
-// project's 2-core VM: ~2 ms at P = 2 (node level), ~5 ms at P = 4 over two
-// nodes, ~0.3 s at P >= 64 (kModelRanks), where ranking one class takes up
-// to ~35 ms (docs/benchmarks.md, "The model's own time").
+// project's 2-core VM since segments are ranked too: ~17-20 ms at P = 2
+// (node level), ~47 ms at P = 4 over two nodes, ~1.4 s at P >= 64
+// (kModelRanks) (docs/benchmarks.md, "`auto` chooses the segment").
 constexpr std::size_t kDecidedAheadBytes = std::size_t{64} << 20;
 void decide_ahead(int ranks, bool direct, int node_ranks, int shared_cores, bool reads_peers);
 // How many times the model ranked a class in this process (tests).

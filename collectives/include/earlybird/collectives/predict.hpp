@@ -122,8 +122,9 @@ constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
 // taking turns on the cores, plus per_call, plus a wake per wait on another
 // rank (waits_on_other_ranks): the cores serve the waits model.cores at a
 // time, and never fewer than the longest chain of them.
+// `segment_elems`: AlgorithmParams::segment_elems (0: the entry's default).
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
-               const LevelCosts& costs);
+               const LevelCosts& costs, std::size_t segment_elems = 0);
 
 // The time of a peer_reads call (runtime/src/exec/peer_reads.hpp), which has
 // no schedule: per_call, alpha for each wait on a peer's flag line, and each
@@ -161,14 +162,24 @@ struct DirectPaths {
 // predict_peer_reads for the peer_reads executor, predict_inline_lines for
 // the inline one where `paths` has the lines and the call fits them, else
 // predict (the entry's schedule, which is what runs without its path); an
-// arrival-ordered entry also pays costs.ticket.
+// arrival-ordered entry also pays costs.ticket. `segment_elems` as for
+// predict (schedules only).
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
-                     std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths = {});
+                     std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths = {},
+                     std::size_t segment_elems = 0);
 
 struct Prediction {
   std::string_view algorithm;
   double seconds;
+  std::size_t segment_bytes = 0;  // the segment `seconds` is for; 0: the entry's default
 };
+
+// The segments a pipelined entry is also priced with (besides its
+// default): a ladder in powers of 4, each kept where it cuts a rank's
+// largest buffer (`buffer_bytes`) into 2 to kMostSegments segments and is
+// not the default. Empty for an entry that is not pipelined.
+constexpr std::size_t kMostSegments = 64;
+std::vector<std::size_t> segment_candidates(const Algorithm& algorithm, std::size_t buffer_bytes);
 
 // Every algorithm of `collective` that `auto` may choose (not arrival-ordered,
 // commutativity suiting the operator; the peer_reads entry where
@@ -176,7 +187,8 @@ struct Prediction {
 // lines where paths.inline_lines and the call publishes at most
 // kInlineLinesBytes, if costs.inline_call > 0, and elsewhere priced by its
 // schedule like every entry), with its prediction, fastest first (ties:
-// catalogue order).
+// catalogue order). A pipelined entry appears once, with the fastest of its
+// default segment and segment_candidates (the default on ties).
 std::vector<Prediction> predict_all(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                                     bool commutative, const LevelCosts& costs, DirectPaths paths = {});
 
