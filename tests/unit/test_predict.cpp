@@ -211,7 +211,7 @@ TEST_CASE("auto: the model's first choice for the call's size class") {
   const MachineProfile& profile = earlybird::config::machine_profile();  // no EARLYBIRD_PROFILE here: defaults
   for (bool direct : {false, true})
     for (int ranks : {2, 3, 4, 8})
-      for (std::size_t bytes : {std::size_t{1000}, std::size_t{4096}, std::size_t{65536 + 4}, std::size_t{3 << 20}}) {
+      for (std::size_t bytes : {std::size_t{2000}, std::size_t{4096}, std::size_t{65536 + 4}, std::size_t{3 << 20}}) {
         const std::size_t class_bytes = std::bit_ceil(bytes);
         const auto ranked = predict_all(Collective::allreduce, ranks, class_bytes / 4, 4, true,
                                         direct ? profile.node : profile.network);
@@ -450,13 +450,13 @@ TEST_CASE("auto takes the model's first choice with peer_reads among the candida
 }
 
 TEST_CASE("auto on a node whose ranks outnumber its cores: the model with the cores shared") {
-  using earlybird::config::default_algorithm;
   using earlybird::config::shared_cores;
   CHECK(shared_cores(4, 2) == 2);
   CHECK(shared_cores(2, 2) == 0);
   LevelCosts node = earlybird::config::machine_profile().node;  // defaults
   node.model.cores = 2;
-  for (std::size_t bytes : {std::size_t{1024}, std::size_t{32768}, std::size_t{1 << 20}}) {
+  // Classes past the inline lines (which take up to 1120 bytes).
+  for (std::size_t bytes : {std::size_t{2048}, std::size_t{32768}, std::size_t{1 << 20}}) {
     CAPTURE(bytes);
     const auto ranked = predict_all(Collective::allreduce, 4, bytes / 4, 4, true, node);
     CHECK(chosen(Collective::allreduce, bytes, 4, true, true, 0, nullptr, 2) == ranked.front().algorithm);

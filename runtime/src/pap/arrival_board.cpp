@@ -44,9 +44,7 @@ int ArrivalBoard::take_ticket(std::uint64_t epoch) {
 void ArrivalBoard::record_arrival(std::uint64_t epoch, int ticket, std::int64_t arrival_us) {
   const std::uint64_t holder = tagged(epoch, static_cast<std::uint64_t>(transport_->rank()));
   const std::uint64_t time = tagged(epoch, encode_time(arrival_us));
-  // Posted: readers poll the holders until they see them and take a
-  // missing arrival time as unknown, so nothing waits for these stores, and
-  // this rank's next ticket (a round trip to rank 0) comes after them.
+  // This rank's next ticket (a round trip to rank 0) comes after them.
   transport_->post_remote_words(0, word(tickets_at(epoch) + static_cast<std::size_t>(ticket)), &holder, 1);
   transport_->post_remote_words(0, word(arrivals_at(epoch) + static_cast<std::size_t>(transport_->rank())), &time, 1);
 }

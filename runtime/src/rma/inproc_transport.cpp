@@ -75,7 +75,7 @@ void InProcTransport::load_remote_words(int target, std::size_t offset, std::uin
 }
 
 void InProcTransport::post_remote_words(int target, std::size_t offset, const std::uint64_t* words,
-                                         std::size_t count) {
+                                        std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) notify(target, offset + i * sizeof(std::uint64_t), words[i]);
 }
 

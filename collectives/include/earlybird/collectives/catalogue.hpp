@@ -91,7 +91,10 @@ enum class Executor : std::uint8_t {
 // cache lines of kInlineLinePayloadBytes data bytes (and a sequence word),
 // so a call runs there when what one rank publishes fits kInlineLinesBytes,
 // for every element size up to 8 bytes (runtime/src/exec/inline_collective.hpp).
-constexpr std::size_t kInlineLines = 8;
+// 20 lines hold 1 KiB and a little more; `auto` decides by the model where
+// they beat a schedule (on this VM at P = 2: up to ~512 bytes; 8 lines,
+// 448 bytes, until 2026-11-27, docs/benchmarks.md).
+constexpr std::size_t kInlineLines = 20;
 constexpr std::size_t kInlineLinePayloadBytes = 56;
 constexpr std::size_t kInlineLinesBytes = kInlineLines * kInlineLinePayloadBytes;
 // What one rank publishes in `collective` of `amount` (bytes or elements)
