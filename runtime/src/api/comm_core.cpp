@@ -144,7 +144,7 @@ Future CommCore::launch(const CollectiveCall& call, const std::shared_ptr<const 
     if (size_ == 1 && p->caller_run && run_alone(call)) return completed_future();
     if (p->caller_run && p->executor == coll::Executor::inline_lines)
       if (auto done = run_inline_here(call, &p)) return std::move(*done);
-    if (p->caller_run) return run_here(batch(call, p, 0, context));
+    if (p->caller_run) return run_here(batch(call, p, 0, context), caller_budget(call));
     std::vector<Pending> items;
     for (std::size_t b = 0; b < p->batch_keys.size(); ++b) items.push_back(batch(call, p, b, context));
     enqueue(std::move(items));
@@ -168,12 +168,20 @@ Future CommCore::start(const Persistent& persistent) {
   return launch(persistent.call, persistent.prepared, call_index);
 }
 
+// A blocking call's caller waits at once and would only drive it again from
+// the Future (FutureState::help_until): handing it over would wake the
+// progress thread to compete with it for the CPU. So it drives until the
+// call ends (its watchdog bounds that); other calls for options.caller_run.
+std::chrono::microseconds CommCore::caller_budget(const CollectiveCall& call) const {
+  return call.options.blocking ? kUntilDone : options_.caller_run;
+}
+
 // The caller takes the drive if it is free and nothing is queued before this
-// collective, and drives it until it finishes or options.caller_run passes.
+// collective, and drives it until it finishes or `budget` passes.
 // Finished: the call returns a completed Future and allocated none. Not
 // finished: the progress thread takes over, and whoever waits on the Future
 // helps.
-Future CommCore::run_here(Pending item) {
+Future CommCore::run_here(Pending item, std::chrono::microseconds budget) {
   const std::shared_ptr<CollectiveTask> task = item.op;
   std::shared_ptr<FutureState> future;
   {
@@ -186,7 +194,7 @@ Future CommCore::run_here(Pending item) {
     if (idle_after_posted()) {
       queue_.push_back(std::move(item));
       start_next();
-      drive_while([&] { return active_.op == task; }, options_.caller_run);
+      drive_while([&] { return active_.op == task; }, budget);
       if (active_.op != task) return outcome_of(*task);  // retired: finished or failed
       future = hand_over(active_);
     } else {
@@ -245,7 +253,7 @@ Future CommCore::run_inline(const CollectiveCall& call, bool& handed_over) {
                                                 p.signature, p.timeout, description);
   active_ = pending_of(call, p, 0, std::shared_ptr<CollectiveTask>(std::shared_ptr<void>(), &task), nullptr);
   start_active();
-  drive_while([&] { return active_.op.get() == &task; }, options_.caller_run);
+  drive_while([&] { return active_.op.get() == &task; }, caller_budget(call));
   if (active_.op.get() != &task) return outcome_of(task);  // retired: finished or failed
   const auto future = hand_over(active_);
   busy_.store(true, std::memory_order_relaxed);
@@ -295,7 +303,7 @@ void CommCore::drive_while(const std::function<bool()>& more, std::chrono::micro
       backoff.reset();
       continue;
     }
-    if (++idle % kTurnsPerClockRead == 0) {
+    if (budget != kUntilDone && ++idle % kTurnsPerClockRead == 0) {
       const auto now = std::chrono::steady_clock::now();
       if (!until) until = now + budget;
       if (now > *until) return;

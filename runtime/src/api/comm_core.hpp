@@ -208,7 +208,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // Caller-run: small, statically bound, one batch (any transport: the p2p
   // transport locks its state per transport, rma/p2p_transport.hpp).
   static bool caller_may_run(const Prepared& p, const ShapeContext& context);
-  Future run_here(Pending item);
+  Future run_here(Pending item, std::chrono::microseconds budget);
   // The inline fast path (docs/design.md, "Execution"): a caller-run call on
   // the inline lines, run in inline_task_ with no allocation and no queue
   // entry, when the drive is free and nothing is queued; none otherwise.
@@ -232,8 +232,10 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // true on progress.
   bool drive();
   // Drive holder: drives while `more()` or until `budget` has passed since
-  // it first found nothing to do.
+  // it first found nothing to do (kUntilDone: while `more()`).
+  static constexpr std::chrono::microseconds kUntilDone = std::chrono::microseconds::max();
   void drive_while(const std::function<bool()>& more, std::chrono::microseconds budget);
+  std::chrono::microseconds caller_budget(const CollectiveCall& call) const;
   static Future outcome_of(const CollectiveTask& task);
   static Future completed_future();
   // Maps in the window pages small calls use (Transport::fault_in).
