@@ -40,6 +40,10 @@ std::uint64_t last_free(const LaneGuard& guard, int peer, std::uint64_t limit = 
   return n;
 }
 
+// Asks `peer` how far it got: make_free of a sequence no lane can be free
+// for.
+void ask(LaneGuard& guard, int peer) { guard.make_free(peer, 1'000'000); }
+
 }  // namespace
 
 TEST_CASE("with nothing known, only the first two collectives' lanes are free") {
@@ -82,18 +86,18 @@ TEST_CASE("finished(n) of a collective not all ranks started implies nothing abo
   for (int peer = 0; peer < 3; ++peer) CHECK(last_free(world.guard(0), peer) == 2);
 }
 
-TEST_CASE("ask(peer) reads the peer's done word: its lanes up to done + 2 are free, others' unchanged") {
+TEST_CASE("asking reads the peer's done word: its lanes up to done + 2 are free, others' unchanged") {
   World world(3);
   world.guard(1).finished(5, false);  // rank 1 finished 5; a broadcast, say
-  world.guard(0).ask(1);
+  ask(world.guard(0), 1);
   CHECK(world.guard(0).free(1, 7));
   CHECK_FALSE(world.guard(0).free(1, 8));
   CHECK(last_free(world.guard(0), 2) == 2);  // rank 2 was not asked
 }
 
-TEST_CASE("ask(peer) of a peer that finished nothing yet leaves only lanes 1 and 2 free") {
+TEST_CASE("asking a peer that finished nothing yet leaves only lanes 1 and 2 free") {
   World world(2);
-  world.guard(0).ask(1);
+  ask(world.guard(0), 1);
   CHECK(last_free(world.guard(0), 1) == 2);
 }
 
@@ -102,12 +106,12 @@ TEST_CASE("knowledge never goes back") {
   SUBCASE("an implied finish is not undone by asking a peer that published less") {
     world.guard(1).finished(4, false);
     world.guard(0).finished(10, true);  // implies rank 1 finished 9
-    world.guard(0).ask(1);              // rank 1's word says 4
+    ask(world.guard(0), 1);              // rank 1's word says 4
     CHECK(last_free(world.guard(0), 1) == 11);
   }
   SUBCASE("a later, smaller implied finish does not lower what was asked") {
     world.guard(1).finished(20, false);
-    world.guard(0).ask(1);
+    ask(world.guard(0), 1);
     world.guard(0).finished(6, true);
     CHECK(last_free(world.guard(0), 1) == 22);
     CHECK(last_free(world.guard(0), 0) == 7);  // rank 0 itself: only the implied 5
@@ -117,11 +121,11 @@ TEST_CASE("knowledge never goes back") {
 TEST_CASE("asking again picks up the peer's progress") {
   World world(2);
   world.guard(1).finished(1, false);
-  world.guard(0).ask(1);
+  ask(world.guard(0), 1);
   CHECK(last_free(world.guard(0), 1) == 3);
   world.guard(1).finished(2, false);
   CHECK(last_free(world.guard(0), 1) == 3);  // not asked yet: still the old answer
-  world.guard(0).ask(1);
+  ask(world.guard(0), 1);
   CHECK(last_free(world.guard(0), 1) == 4);
 }
 
@@ -131,7 +135,7 @@ TEST_CASE("with eight lanes (the inline lines) a peer known done with n frees la
   for (std::uint64_t n = 1; n <= 8; ++n) CHECK(world.guard(0).free(1, n, kInline));  // nothing used yet
   CHECK_FALSE(world.guard(0).free(1, 9, kInline));
   world.guard(1).finished(5, false);
-  world.guard(0).ask(1);
+  ask(world.guard(0), 1);
   CHECK(world.guard(0).free(1, 13, kInline));
   CHECK_FALSE(world.guard(0).free(1, 14, kInline));
   CHECK_FALSE(world.guard(0).free(1, 8));  // the same knowledge, two lanes: up to 7
@@ -141,4 +145,14 @@ TEST_CASE("with eight lanes (the inline lines) a peer known done with n frees la
     world.guard(2).finished(6, false);
     CHECK(world.guard(0).all_free(0, 14, kInline));
   }
+}
+
+TEST_CASE("make_free asks only when the lane is not known free, and says whether it is now") {
+  World world(2);
+  world.guard(1).finished(5, false);
+  CHECK(world.guard(0).make_free(1, 2));  // free without asking: nothing learnt
+  CHECK(last_free(world.guard(0), 1) == 2);
+  CHECK(world.guard(0).make_free(1, 7));  // asked: rank 1 finished 5
+  CHECK(last_free(world.guard(0), 1) == 7);
+  CHECK_FALSE(world.guard(0).make_free(1, 8));
 }

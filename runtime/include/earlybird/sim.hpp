@@ -24,6 +24,10 @@ struct SimOptions {
   // must divide the ranks), as a communicator spanning nodes would report:
   // the hierarchical algorithm and `auto`'s two-level model see them.
   int ranks_per_node = 0;
+  // The simulated ranks reach each other as over the point-to-point
+  // transport: no direct windows (so no inline lines or peer reads, and the
+  // lane guard's questions go through the transport).
+  bool by_messages = false;
 };
 
 class SimWorld {

@@ -34,8 +34,8 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   for (int r = 0; r < ranks; ++r) {
     const EngineOptions engine{options.worker_threads, -1, config::injected_stall_from_environment()};
     impl_->engines.push_back(std::make_unique<ProgressEngine>(engine));
-    auto core = detail::CommCore::create(*impl_->engines.back(), std::make_unique<InProcTransport>(fabric, r),
-                                                   comm_options);
+    auto transport = std::make_unique<InProcTransport>(fabric, r, options.by_messages);
+    auto core = detail::CommCore::create(*impl_->engines.back(), std::move(transport), comm_options);
     impl_->comms.emplace_back(detail::user_handle(std::move(core)));
   }
 }

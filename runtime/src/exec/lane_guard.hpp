@@ -32,20 +32,20 @@ class LaneGuard {
     const auto distance = static_cast<std::uint64_t>(lanes);
     return sequence <= distance || known_done_[static_cast<std::size_t>(peer)] >= sequence - distance;
   }
-  // Asks `peer` (one remote read) how far it got.
-  void ask(int peer) {
+  // free(), after asking `peer` how far it got (one remote read) if it is
+  // not known to be.
+  bool make_free(int peer, std::uint64_t sequence, int lanes = WindowLayout::kLanes) {
+    if (free(peer, sequence, lanes)) return true;
     auto& known = known_done_[static_cast<std::size_t>(peer)];
     known = std::max(known, transport_->load_remote(peer, WindowLayout::kDoneWordOffset));
+    return free(peer, sequence, lanes);
   }
   // May this rank (`self`) rewrite its own lane for `sequence`, which every
   // peer may have read in sequence - lanes? Asks the peers not known to be free.
   bool all_free(int self, std::uint64_t sequence, int lanes) {
     bool free = true;
-    for (int peer = 0; peer < static_cast<int>(known_done_.size()); ++peer) {
-      if (peer == self || this->free(peer, sequence, lanes)) continue;
-      ask(peer);
-      free = free && this->free(peer, sequence, lanes);
-    }
+    for (int peer = 0; peer < static_cast<int>(known_done_.size()); ++peer)
+      if (peer != self) free = make_free(peer, sequence, lanes) && free;
     return free;
   }
   // This rank finished collective `sequence`; `all_started` when the

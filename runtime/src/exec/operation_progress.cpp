@@ -45,10 +45,7 @@ bool Operation::targets_ready(const PlanStep& s, bool check_data_target) {
       free = false;
       return;
     }
-    const int peer = real_rank(virtual_peer);
-    if (ctx_.lanes->free(peer, sequence_)) return;
-    ctx_.lanes->ask(peer);
-    free = free && ctx_.lanes->free(peer, sequence_);
+    free = ctx_.lanes->make_free(real_rank(virtual_peer), sequence_) && free;
   };
   if (check_data_target && s.kind == StepKind::put) check(s.peer);
   if (check_data_target && s.kind == StepKind::get && !known(s.peer)) free = false;

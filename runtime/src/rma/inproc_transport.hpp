@@ -36,14 +36,18 @@ class InProcFabric {
 
 class InProcTransport final : public Transport {
  public:
-  InProcTransport(std::shared_ptr<InProcFabric> fabric, int rank) : fabric_(std::move(fabric)), rank_(rank) {}
+  // by_messages: behave as a transport that reaches its peers by messages
+  // (no direct windows; waits_for_messages), as the point-to-point one does.
+  InProcTransport(std::shared_ptr<InProcFabric> fabric, int rank, bool by_messages = false)
+      : fabric_(std::move(fabric)), rank_(rank), by_messages_(by_messages) {}
   int rank() const override { return rank_; }
   int size() const override { return fabric_->size(); }
   std::byte* window() override { return fabric_->window(rank_); }
   int node_ranks() const override { return fabric_->node_ranks(); }
-  std::byte* direct_window(int rank) override { return fabric_->window(rank); }
+  std::byte* direct_window(int rank) override { return by_messages_ ? nullptr : fabric_->window(rank); }
+  bool waits_for_messages() const override { return by_messages_; }
   // One process: a peer's buffer is read with memcpy.
-  bool reads_peer_memory() const override { return true; }
+  bool reads_peer_memory() const override { return !by_messages_; }
   void read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes) override;
   std::size_t window_bytes() const override { return fabric_->window_bytes(); }
   // Data: memcpy between the simulated windows (bounds-checked).
@@ -65,6 +69,7 @@ class InProcTransport final : public Transport {
   void check(int target, std::size_t offset, std::size_t bytes) const;
   std::shared_ptr<InProcFabric> fabric_;
   int rank_;
+  bool by_messages_;
 };
 
 }  // namespace earlybird
