@@ -185,6 +185,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
 
  private:
   ShapeContext shape_context() const;
+  std::int64_t caller_run_us() const;
   std::shared_ptr<const Prepared> prepared(const CollectiveCall& call);
   static std::shared_ptr<const Prepared> prepare(const CollectiveCall& call, const ShapeContext& context,
                                                  PlanCache& plans);

@@ -96,8 +96,18 @@ CommCore::ShapeContext CommCore::shape_context() const {
                       layout_.scratch_bytes,
                       options_.timeout.count(),
                       options_.straggler_after.count(),
-                      options_.caller_run.count(),
+                      caller_run_us(),
                       options_.verbose};
+}
+
+// A rank that shares its cores with other ranks and waits for messages
+// from other machines leaves every call to the progress thread: there a
+// caller-run call measured several times slower (2 x 2 emulated hosts, one
+// CPU each: a blocking 8-byte allreduce 2.6-3.0 ms against 0.4-0.5 ms;
+// docs/benchmarks.md, "Ranks sharing cores across hosts: no caller-run").
+std::int64_t CommCore::caller_run_us() const {
+  if (transport_->waits_for_messages() && topo::cores_shared_with_other_ranks()) return 0;
+  return options_.caller_run.count();
 }
 
 std::shared_ptr<CommCore::SharedShapes> CommCore::shared_shapes_for_this() const {
