@@ -17,6 +17,9 @@ using namespace earlybird;
 
 namespace {
 
+// The lanes of a window reached directly; the inline lines have kInline.
+constexpr int kLanes = WindowLayout::kDirectLanes;
+
 // `ranks` transports over one fabric, and one LaneGuard per rank.
 struct World {
   explicit World(int ranks) : fabric(std::make_shared<InProcFabric>(ranks, WindowSize{WindowLayout::kHeaderBytes, WindowLayout::kHeaderBytes})) {
@@ -36,13 +39,13 @@ struct World {
 // to `limit`: free(peer, n) holds for n <= answer and fails above it.
 std::uint64_t last_free(const LaneGuard& guard, int peer, std::uint64_t limit = 100) {
   std::uint64_t n = 1;
-  while (n < limit && guard.free(peer, n + 1)) ++n;
+  while (n < limit && guard.free(peer, n + 1, kLanes)) ++n;
   return n;
 }
 
 // Asks `peer` how far it got: make_free of a sequence no lane can be free
 // for.
-void ask(LaneGuard& guard, int peer) { guard.make_free(peer, 1'000'000); }
+void ask(LaneGuard& guard, int peer) { guard.make_free(peer, 1'000'000, kLanes); }
 
 }  // namespace
 
@@ -50,10 +53,10 @@ TEST_CASE("with nothing known, only the first two collectives' lanes are free") 
   World world(3);
   for (int peer = 0; peer < 3; ++peer) {
     CAPTURE(peer);
-    CHECK(world.guard(0).free(peer, 0));
-    CHECK(world.guard(0).free(peer, 1));
-    CHECK(world.guard(0).free(peer, 2));
-    CHECK_FALSE(world.guard(0).free(peer, 3));
+    CHECK(world.guard(0).free(peer, 0, kLanes));
+    CHECK(world.guard(0).free(peer, 1, kLanes));
+    CHECK(world.guard(0).free(peer, 2, kLanes));
+    CHECK_FALSE(world.guard(0).free(peer, 3, kLanes));
   }
 }
 
@@ -62,8 +65,8 @@ TEST_CASE("finished(n, all started) implies every peer finished n - 1: lanes up 
   world.guard(0).finished(5, true);
   for (int peer = 0; peer < 4; ++peer) {
     CAPTURE(peer);
-    CHECK(world.guard(0).free(peer, 6));
-    CHECK_FALSE(world.guard(0).free(peer, 7));
+    CHECK(world.guard(0).free(peer, 6, kLanes));
+    CHECK_FALSE(world.guard(0).free(peer, 7, kLanes));
     CHECK(last_free(world.guard(0), peer) == 6);
   }
   // Other ranks' guards learn nothing from rank 0's completion.
@@ -90,8 +93,8 @@ TEST_CASE("asking reads the peer's done word: its lanes up to done + 2 are free,
   World world(3);
   world.guard(1).finished(5, false);  // rank 1 finished 5; a broadcast, say
   ask(world.guard(0), 1);
-  CHECK(world.guard(0).free(1, 7));
-  CHECK_FALSE(world.guard(0).free(1, 8));
+  CHECK(world.guard(0).free(1, 7, kLanes));
+  CHECK_FALSE(world.guard(0).free(1, 8, kLanes));
   CHECK(last_free(world.guard(0), 2) == 2);  // rank 2 was not asked
 }
 
@@ -129,7 +132,7 @@ TEST_CASE("asking again picks up the peer's progress") {
   CHECK(last_free(world.guard(0), 1) == 4);
 }
 
-TEST_CASE("with eight lanes (the inline lines) a peer known done with n frees lanes up to n + 8") {
+TEST_CASE("with eight lanes (the inline lines; Operations reached by messages) a peer known done with n frees lanes up to n + 8") {
   World world(3);
   constexpr int kInline = WindowLayout::kInlineLanes;
   for (std::uint64_t n = 1; n <= 8; ++n) CHECK(world.guard(0).free(1, n, kInline));  // nothing used yet
@@ -138,7 +141,7 @@ TEST_CASE("with eight lanes (the inline lines) a peer known done with n frees la
   ask(world.guard(0), 1);
   CHECK(world.guard(0).free(1, 13, kInline));
   CHECK_FALSE(world.guard(0).free(1, 14, kInline));
-  CHECK_FALSE(world.guard(0).free(1, 8));  // the same knowledge, two lanes: up to 7
+  CHECK_FALSE(world.guard(0).free(1, 8, kLanes));  // the same knowledge, two lanes: up to 7
   SUBCASE("all_free asks only the peers not known to be free, and says whether all are") {
     CHECK_FALSE(world.guard(0).all_free(0, 14, kInline));  // rank 1 at 5, rank 2 at 0
     world.guard(1).finished(6, false);
@@ -150,9 +153,32 @@ TEST_CASE("with eight lanes (the inline lines) a peer known done with n frees la
 TEST_CASE("make_free asks only when the lane is not known free, and says whether it is now") {
   World world(2);
   world.guard(1).finished(5, false);
-  CHECK(world.guard(0).make_free(1, 2));  // free without asking: nothing learnt
+  CHECK(world.guard(0).make_free(1, 2, kLanes));  // free without asking: nothing learnt
   CHECK(last_free(world.guard(0), 1) == 2);
-  CHECK(world.guard(0).make_free(1, 7));  // asked: rank 1 finished 5
+  CHECK(world.guard(0).make_free(1, 7, kLanes));  // asked: rank 1 finished 5
   CHECK(last_free(world.guard(0), 1) == 7);
-  CHECK_FALSE(world.guard(0).make_free(1, 8));
+  CHECK_FALSE(world.guard(0).make_free(1, 8, kLanes));
+}
+
+TEST_CASE("eight lanes share two lanes' flags and scratch: the same window holds them, none overlapping") {
+  for (const std::size_t scratch : {std::size_t{8} << 20, std::size_t{64} * 13}) {
+    CAPTURE(scratch);
+    WindowLayout two;
+    two.ranks = 5;
+    two.flags_per_lane = 1u << 16;
+    two.scratch_bytes = scratch;
+    const WindowLayout eight = two.for_lanes(WindowLayout::kMessageLanes);
+    CHECK(eight.lanes == WindowLayout::kMessageLanes);
+    CHECK(eight.zeroed_bytes() == two.zeroed_bytes());  // the flags: all of them, one zeroed prefix
+    CHECK(eight.flags_per_lane * 8 == two.flags_per_lane * 2);
+    CHECK(eight.total_bytes() <= two.total_bytes());
+    CHECK(eight.scratch_bytes % 64 == 0);
+    CHECK(eight.scratch_bytes * 8 > two.scratch_bytes * 2 - 8 * 64);  // at most a cache line a lane lost
+    for (int lane = 0; lane < eight.lanes; ++lane) {
+      CHECK(eight.flag_offset(lane, static_cast<std::uint32_t>(eight.flags_per_lane - 1)) < eight.flag_offset(lane + 1, 0));
+      CHECK(eight.scratch_offset(lane) + eight.scratch_bytes <= eight.scratch_offset(lane + 1));
+    }
+    CHECK(eight.flag_offset(eight.lanes, 0) <= eight.zeroed_bytes());
+    CHECK(eight.scratch_offset(eight.lanes) <= two.window_size().bytes);
+  }
 }

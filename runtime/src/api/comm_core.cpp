@@ -25,6 +25,11 @@ WindowLayout layout_for(const CommOptions& options, int ranks) {
   return layout;
 }
 
+WindowLayout layout_for(const CommOptions& options, const Transport& transport) {
+  const WindowLayout layout = layout_for(options, transport.size());
+  return transport.waits_for_messages() ? layout.for_lanes(WindowLayout::kMessageLanes) : layout;
+}
+
 std::shared_ptr<FutureState> failed_future(const std::string& message) {
   auto state = std::make_shared<FutureState>();
   state->fail(std::make_exception_ptr(Error(message)));
@@ -35,7 +40,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
     : engine_(&engine),
       transport_(std::move(transport)),
       options_(options),
-      layout_(layout_for(options, transport_->size())),
+      layout_(layout_for(options, *transport_)),
       rank_(transport_->rank()),
       size_(transport_->size()),
       direct_windows_(InlineCollective::direct_windows(*transport_)),
@@ -99,7 +104,7 @@ constexpr std::size_t kFaultedInScratchBytes = 64 * 1024;
 
 void CommCore::fault_in_small_calls() {
   transport_->fault_in(0, layout_.zeroed_bytes());
-  for (int lane = 0; lane < WindowLayout::kLanes; ++lane)
+  for (int lane = 0; lane < layout_.lanes; ++lane)
     transport_->fault_in(layout_.scratch_offset(lane), std::min(layout_.scratch_bytes, kFaultedInScratchBytes));
 }
 
@@ -447,7 +452,7 @@ void CommCore::retire() {
 }
 
 std::shared_ptr<CommCore> CommCore::split(int color, int key) {
-  auto transport = transport_->split(color, key, layout_.window_size());
+  auto transport = transport_->split(color, key, layout_for(options_, size_).window_size());
   if (!transport) return nullptr;
   return create(*engine_, std::move(transport), options_);
 }

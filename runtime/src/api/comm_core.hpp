@@ -42,8 +42,10 @@ namespace earlybird::detail {
 
 using config::CommOptions;
 
-// The window of a communicator of `ranks` ranks.
+// The window a communicator of `ranks` ranks allocates, whatever its
+// transport; and the layout of its lanes once the transport is chosen.
 WindowLayout layout_for(const CommOptions& options, int ranks);
+WindowLayout layout_for(const CommOptions& options, const Transport& transport);
 
 class CommCore : public Pollable, public Drivable, public std::enable_shared_from_this<CommCore> {
  public:

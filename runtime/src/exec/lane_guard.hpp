@@ -2,7 +2,7 @@
 // finished, so that no rank writes (data or flags) into a peer's window lane
 // that the peer may still read.
 //
-// Collective n uses lane n % L (L lanes: WindowLayout::kLanes for Operations,
+// Collective n uses lane n % L (L lanes: WindowLayout::lanes for Operations,
 // kInlineLanes for the inline lines), last used by n-L: writing a peer's lane
 // for n is safe once the peer finished n-L. Knowledge comes two ways:
 //   - implied: a collective whose every rank's completion depends on every
@@ -28,13 +28,13 @@ class LaneGuard {
 
   // May this rank write `peer`'s lane for collective `sequence`, of `lanes`
   // lanes taken in turn?
-  bool free(int peer, std::uint64_t sequence, int lanes = WindowLayout::kLanes) const {
+  bool free(int peer, std::uint64_t sequence, int lanes) const {
     const auto distance = static_cast<std::uint64_t>(lanes);
     return sequence <= distance || known_done_[static_cast<std::size_t>(peer)] >= sequence - distance;
   }
   // free(), after asking `peer` how far it got (one remote read) if it is
   // not known to be.
-  bool make_free(int peer, std::uint64_t sequence, int lanes = WindowLayout::kLanes) {
+  bool make_free(int peer, std::uint64_t sequence, int lanes) {
     if (free(peer, sequence, lanes)) return true;
     auto& known = known_done_[static_cast<std::size_t>(peer)];
     known = std::max(known, transport_->load_remote(peer, WindowLayout::kDoneWordOffset));

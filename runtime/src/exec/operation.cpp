@@ -46,7 +46,7 @@ Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::shared_ptr
 
 void Operation::start(std::uint64_t sequence) {
   sequence_ = sequence;
-  lane_ = static_cast<int>(sequence % WindowLayout::kLanes);
+  lane_ = static_cast<int>(sequence % static_cast<std::uint64_t>(ctx_.layout.lanes));
   if (sequence == 0) return run_plan();  // nothing to exchange: no binding, no peer to wait for
   remaining_.store(1, std::memory_order_relaxed);  // not finished while deciding
   try {

@@ -45,7 +45,7 @@ bool Operation::targets_ready(const PlanStep& s, bool check_data_target) {
       free = false;
       return;
     }
-    free = ctx_.lanes->make_free(real_rank(virtual_peer), sequence_) && free;
+    free = ctx_.lanes->make_free(real_rank(virtual_peer), sequence_, ctx_.layout.lanes) && free;
   };
   if (check_data_target && s.kind == StepKind::put) check(s.peer);
   if (check_data_target && s.kind == StepKind::get && !known(s.peer)) free = false;

@@ -1,13 +1,21 @@
 // Layout of a communicator's window: a header, the arrival board, eight
 // inline lanes (exec/inline_collective.hpp: only that executor writes them,
 // so a stale line holds an older flag value, never data; sequence number n
-// uses inline lane n % 8), then two lanes used by alternate collectives run
-// as Operations (n uses lane n % 2), each with a flag area and scratch. The
+// uses inline lane n % 8), then L lanes used in turn by the collectives run
+// as Operations (n uses lane n % L), each with a flag area and scratch. The
 // flag areas come before the scratch, so everything that must start zero is
 // one prefix (window_size().zeroed): the scratch, 8 MiB a lane by default,
 // is never zeroed, nor its pages touched, before a collective writes it.
 //
-//   [ header ][ arrival board ][ inline 0 | ... | inline 7 ][ flags 0 | flags 1 ][ scratch 0 | scratch 1 ]
+//   [ header ][ arrival board ][ inline 0 | ... | inline 7 ][ flags 0 | ... | flags L-1 ][ scratch 0 | ... | scratch L-1 ]
+//
+// L is 2 (kDirectLanes) where a rank asks a peer how far it got with a load
+// (windows reached directly, RMA). Where every word travels as a message
+// (point-to-point, hybrid transports) asking is a round trip across the
+// network, so the same flags and scratch are divided into 8 lanes
+// (kMessageLanes, for_lanes): a rooted collective asks once per seven calls,
+// not every other one, and a call needing more than a lane runs in batches.
+// The window's size is the same either way.
 //
 // Header words: done (the sequence number of the last collective this rank
 // finished), entered (of the last one it started: straggler reports),
@@ -17,12 +25,12 @@
 // all windows have one layout.
 //
 // A rank writes a peer's lane for collective n only once it knows the peer
-// finished the lane's previous user: n-2 for the two lanes, n-8 for the
+// finished the lane's previous user: n-L for the L lanes, n-8 for the
 // inline lanes (LaneGuard, docs/design.md). Eight inline lanes let a rooted
 // collective (bcast, reduce), whose completion tells a rank nothing about
 // its peers, ask a peer how far it got once per seven calls, not every other
 // call. Flags carry the sequence number, so a flag left over from n never
-// satisfies a wait of n+2.
+// satisfies a wait of n+L.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +43,8 @@
 namespace earlybird {
 
 struct WindowLayout {
-  static constexpr int kLanes = 2;
+  static constexpr int kDirectLanes = 2;
+  static constexpr int kMessageLanes = 8;
   static constexpr int kInlineLanes = 8;
   static constexpr std::size_t kHeaderBytes = 64;
   static constexpr std::size_t kDoneWordOffset = 0;
@@ -45,6 +54,7 @@ struct WindowLayout {
   static constexpr std::size_t kBoardOffset = kHeaderBytes;
   static constexpr std::size_t kInlineBytes = coll::kInlineLines * 64;  // per inline lane: its cache lines
   int ranks = 1;
+  int lanes = kDirectLanes;
   std::size_t flags_per_lane = 0;
   std::size_t scratch_bytes = 0;  // per lane, a multiple of 64
 
@@ -61,10 +71,19 @@ struct WindowLayout {
     return inline_offset(kInlineLanes) + (static_cast<std::size_t>(lane) * flags_per_lane + flag) * sizeof(std::uint64_t);
   }
   // Where the scratch begins: every byte before it starts zero.
-  std::size_t zeroed_bytes() const { return (flag_offset(kLanes, 0) + 63) / 64 * 64; }
-  std::size_t total_bytes() const { return scratch_offset(kLanes); }
+  std::size_t zeroed_bytes() const { return (flag_offset(lanes, 0) + 63) / 64 * 64; }
+  std::size_t total_bytes() const { return scratch_offset(lanes); }
   WindowSize window_size() const { return {total_bytes(), zeroed_bytes()}; }
   std::size_t scratch_offset(int lane) const { return zeroed_bytes() + static_cast<std::size_t>(lane) * scratch_bytes; }
+  // The same flags and scratch divided into `into` lanes: a window of this
+  // layout's size holds it.
+  WindowLayout for_lanes(int into) const {
+    WindowLayout divided = *this;
+    divided.lanes = into;
+    divided.flags_per_lane = flags_per_lane * static_cast<std::size_t>(lanes) / static_cast<std::size_t>(into);
+    divided.scratch_bytes = scratch_bytes * static_cast<std::size_t>(lanes) / static_cast<std::size_t>(into) / 64 * 64;
+    return divided;
+  }
 };
 
 // Flag words hold (sequence << kSignatureBits) | signature. The signature is a
