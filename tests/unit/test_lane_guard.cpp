@@ -160,25 +160,23 @@ TEST_CASE("make_free asks only when the lane is not known free, and says whether
   CHECK_FALSE(world.guard(0).make_free(1, 8, kLanes));
 }
 
-TEST_CASE("eight lanes share two lanes' flags and scratch: the same window holds them, none overlapping") {
-  for (const std::size_t scratch : {std::size_t{8} << 20, std::size_t{64} * 13}) {
-    CAPTURE(scratch);
-    WindowLayout two;
-    two.ranks = 5;
-    two.flags_per_lane = 1u << 16;
-    two.scratch_bytes = scratch;
-    const WindowLayout eight = two.for_lanes(WindowLayout::kMessageLanes);
-    CHECK(eight.lanes == WindowLayout::kMessageLanes);
-    CHECK(eight.zeroed_bytes() == two.zeroed_bytes());  // the flags: all of them, one zeroed prefix
-    CHECK(eight.flags_per_lane * 8 == two.flags_per_lane * 2);
-    CHECK(eight.total_bytes() <= two.total_bytes());
-    CHECK(eight.scratch_bytes % 64 == 0);
-    CHECK(eight.scratch_bytes * 8 > two.scratch_bytes * 2 - 8 * 64);  // at most a cache line a lane lost
-    for (int lane = 0; lane < eight.lanes; ++lane) {
-      CHECK(eight.flag_offset(lane, static_cast<std::uint32_t>(eight.flags_per_lane - 1)) < eight.flag_offset(lane + 1, 0));
-      CHECK(eight.scratch_offset(lane) + eight.scratch_bytes <= eight.scratch_offset(lane + 1));
-    }
-    CHECK(eight.flag_offset(eight.lanes, 0) <= eight.zeroed_bytes());
-    CHECK(eight.scratch_offset(eight.lanes) <= two.window_size().bytes);
+TEST_CASE("eight lanes share two lanes' flags, each with a lane's scratch, none overlapping") {
+  WindowLayout two;
+  two.ranks = 5;
+  two.flags_per_lane = 1u << 16;
+  two.scratch_bytes = std::size_t{8} << 20;
+  CHECK(two.for_transport(false).lanes == WindowLayout::kDirectLanes);
+  CHECK(two.for_transport(false).total_bytes() == two.total_bytes());
+  const WindowLayout eight = two.for_transport(true);
+  CHECK(eight.lanes == WindowLayout::kMessageLanes);
+  CHECK(eight.zeroed_bytes() == two.zeroed_bytes());  // the flags: all of them, one zeroed prefix
+  CHECK(eight.flags_per_lane * 8 == two.flags_per_lane * 2);
+  CHECK(eight.scratch_bytes == two.scratch_bytes);
+  CHECK(eight.total_bytes() == two.total_bytes() + 6 * two.scratch_bytes);
+  for (int lane = 0; lane < eight.lanes; ++lane) {
+    CHECK(eight.flag_offset(lane, static_cast<std::uint32_t>(eight.flags_per_lane - 1)) < eight.flag_offset(lane + 1, 0));
+    CHECK(eight.scratch_offset(lane) + eight.scratch_bytes <= eight.scratch_offset(lane + 1));
   }
+  CHECK(eight.flag_offset(eight.lanes, 0) <= eight.zeroed_bytes());
+  CHECK(eight.zeroed_bytes() <= eight.scratch_offset(0));
 }

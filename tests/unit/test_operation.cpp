@@ -62,7 +62,7 @@ class FakeTransport final : public Transport {
   }
   void post_remote_words(int, std::size_t, const std::uint64_t*, std::size_t) override {}
   std::int64_t clock_origin_ns() const override { return 0; }
-  std::unique_ptr<Transport> split(int, int, WindowSize) override { return nullptr; }
+  std::unique_ptr<Transport> split(int, int, const WindowLayout&) override { return nullptr; }
 
   // A peer's notification arriving in this rank's window.
   void raise(std::size_t offset, std::uint64_t value) {

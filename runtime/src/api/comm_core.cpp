@@ -26,8 +26,11 @@ WindowLayout layout_for(const CommOptions& options, int ranks) {
 }
 
 WindowLayout layout_for(const CommOptions& options, const Transport& transport) {
-  const WindowLayout layout = layout_for(options, transport.size());
-  return transport.waits_for_messages() ? layout.for_lanes(WindowLayout::kMessageLanes) : layout;
+  const WindowLayout layout = layout_for(options, transport.size()).for_transport(transport.waits_for_messages());
+  if (layout.total_bytes() > transport.window_bytes())
+    throw Error("earlybird: a window of " + std::to_string(transport.window_bytes()) + " bytes cannot hold " +
+                std::to_string(layout.lanes) + " lanes (" + std::to_string(layout.total_bytes()) + " bytes)");
+  return layout;
 }
 
 std::shared_ptr<FutureState> failed_future(const std::string& message) {
@@ -452,7 +455,7 @@ void CommCore::retire() {
 }
 
 std::shared_ptr<CommCore> CommCore::split(int color, int key) {
-  auto transport = transport_->split(color, key, layout_for(options_, size_).window_size());
+  auto transport = transport_->split(color, key, layout_for(options_, size_));
   if (!transport) return nullptr;
   return create(*engine_, std::move(transport), options_);
 }

@@ -42,8 +42,9 @@ namespace earlybird::detail {
 
 using config::CommOptions;
 
-// The window a communicator of `ranks` ranks allocates, whatever its
-// transport; and the layout of its lanes once the transport is chosen.
+// The layout of a communicator of `ranks` ranks, two lanes (the transport
+// choice sizes its window with WindowLayout::for_transport); and the layout
+// over a chosen transport, checked to fit its window.
 WindowLayout layout_for(const CommOptions& options, int ranks);
 WindowLayout layout_for(const CommOptions& options, const Transport& transport);
 

@@ -1,4 +1,5 @@
 #include "inproc_transport.hpp"
+#include "window_layout.hpp"
 
 #include <earlybird/error.hpp>
 
@@ -83,7 +84,7 @@ void InProcTransport::read_peer_memory(int, std::uintptr_t address, void* to, st
   std::memcpy(to, reinterpret_cast<const void*>(address), bytes);
 }
 
-std::unique_ptr<Transport> InProcTransport::split(int, int, WindowSize) {
+std::unique_ptr<Transport> InProcTransport::split(int, int, const WindowLayout&) {
   throw Error("earlybird: split is not available on the in-process (sim) transport");
 }
 

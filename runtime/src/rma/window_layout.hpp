@@ -12,10 +12,9 @@
 // L is 2 (kDirectLanes) where a rank asks a peer how far it got with a load
 // (windows reached directly, RMA). Where every word travels as a message
 // (point-to-point, hybrid transports) asking is a round trip across the
-// network, so the same flags and scratch are divided into 8 lanes
-// (kMessageLanes, for_lanes): a rooted collective asks once per seven calls,
-// not every other one, and a call needing more than a lane runs in batches.
-// The window's size is the same either way.
+// network, so there are 8 lanes (kMessageLanes, for_transport): the same
+// flags divided among them, each with a lane's scratch. A rooted collective
+// then asks once per seven calls, not every other one.
 //
 // Header words: done (the sequence number of the last collective this rank
 // finished), entered (of the last one it started: straggler reports),
@@ -75,14 +74,19 @@ struct WindowLayout {
   std::size_t total_bytes() const { return scratch_offset(lanes); }
   WindowSize window_size() const { return {total_bytes(), zeroed_bytes()}; }
   std::size_t scratch_offset(int lane) const { return zeroed_bytes() + static_cast<std::size_t>(lane) * scratch_bytes; }
-  // The same flags and scratch divided into `into` lanes: a window of this
-  // layout's size holds it.
+  // `into` lanes sharing this layout's flags (the zeroed prefix stays as it
+  // is), each with a lane's scratch: the window grows by the added lanes'
+  // scratch, whose pages take memory only once a collective writes them.
   WindowLayout for_lanes(int into) const {
     WindowLayout divided = *this;
     divided.lanes = into;
     divided.flags_per_lane = flags_per_lane * static_cast<std::size_t>(lanes) / static_cast<std::size_t>(into);
-    divided.scratch_bytes = scratch_bytes * static_cast<std::size_t>(lanes) / static_cast<std::size_t>(into) / 64 * 64;
     return divided;
+  }
+  // The lanes a transport gets (this layout has two): eight where every
+  // word travels as a message (Transport::waits_for_messages).
+  WindowLayout for_transport(bool waits_for_messages) const {
+    return waits_for_messages ? for_lanes(kMessageLanes) : *this;
   }
 };
 
