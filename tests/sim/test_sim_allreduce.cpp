@@ -263,6 +263,31 @@ TEST_CASE("mismatched counts are reported, not silently reduced") {
   }
 }
 
+// A count that puts one rank's call in a small lane and the others' in a
+// large one (runtime/src/rma/window_layout.hpp): no flag reaches the lane
+// its reader waits on, so the watchdog fails every rank; none completes.
+TEST_CASE("mismatched counts in lanes of different kinds fail on every rank") {
+  SimOptions options;
+  options.timeout = std::chrono::milliseconds(1000);
+  options.by_messages = true;  // no inline lines: every call runs on lanes
+  SimWorld world(3, options);
+  std::vector<std::string> errors(3);
+  world.run([&](int rank, Communicator& comm) {
+    std::vector<std::int32_t> v(rank == 1 ? 100 : 100000, 1);
+    CollectiveOptions ring;
+    ring.algorithm = "ring";
+    try {
+      wait_bounded(comm.allreduce(std::span<std::int32_t>(v), Op::sum, ring), rank, "mismatched allreduce");
+    } catch (const Error& e) {
+      errors[static_cast<std::size_t>(rank)] = e.what();
+    }
+  });
+  for (int rank = 0; rank < 3; ++rank) {
+    CAPTURE(rank);
+    CHECK_FALSE(errors[static_cast<std::size_t>(rank)].empty());
+  }
+}
+
 TEST_CASE("a rank that never arrives trips the watchdog, which names it") {
   for (const auto& [algorithm, count] :
        {std::pair<std::string, std::size_t>{"ring", 64}, {"inline_flags", 5}, {"peer_reads", 1000}}) {

@@ -154,8 +154,8 @@ TEST_CASE("allgather and reduce_scatter over simulated nodes: every algorithm") 
 }
 
 // Blocks whose P-fold exceeds a window lane: batches over the same element
-// range of every block, the blocks strided in the user's buffers. Ranks
-// reached by messages divide the same scratch into eight lanes, not two.
+// range of every block, the blocks strided in the user's buffers; over
+// ranks reached directly and by messages.
 TEST_CASE("allgather and reduce_scatter larger than the window run in batches") {
   for (bool by_messages : {false, true})
     for (int p : {1, 2, 3, 4, 5}) {

@@ -9,16 +9,18 @@
 #include "rma/inproc_transport.hpp"
 #include "rma/window_layout.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 using namespace earlybird;
 
 namespace {
 
-// The lanes of a window reached directly; the inline lines have kInline.
-constexpr int kLanes = WindowLayout::kDirectLanes;
+// The large lanes; the small and the inline lanes are eight (kInline).
+constexpr int kLanes = WindowLayout::kLanes;
 
 // `ranks` transports over one fabric, and one LaneGuard per rank.
 struct World {
@@ -132,7 +134,7 @@ TEST_CASE("asking again picks up the peer's progress") {
   CHECK(last_free(world.guard(0), 1) == 4);
 }
 
-TEST_CASE("with eight lanes (the inline lines; Operations reached by messages) a peer known done with n frees lanes up to n + 8") {
+TEST_CASE("with eight lanes (the inline lines, the small lanes) a peer known done with n frees lanes up to n + 8") {
   World world(3);
   constexpr int kInline = WindowLayout::kInlineLanes;
   for (std::uint64_t n = 1; n <= 8; ++n) CHECK(world.guard(0).free(1, n, kInline));  // nothing used yet
@@ -160,23 +162,45 @@ TEST_CASE("make_free asks only when the lane is not known free, and says whether
   CHECK_FALSE(world.guard(0).make_free(1, 8, kLanes));
 }
 
-TEST_CASE("eight lanes share two lanes' flags, each with a lane's scratch, none overlapping") {
-  WindowLayout two;
-  two.ranks = 5;
-  two.flags_per_lane = 1u << 16;
-  two.scratch_bytes = std::size_t{8} << 20;
-  CHECK(two.for_transport(false).lanes == WindowLayout::kDirectLanes);
-  CHECK(two.for_transport(false).total_bytes() == two.total_bytes());
-  const WindowLayout eight = two.for_transport(true);
-  CHECK(eight.lanes == WindowLayout::kMessageLanes);
-  CHECK(eight.zeroed_bytes() == two.zeroed_bytes());  // the flags: all of them, one zeroed prefix
-  CHECK(eight.flags_per_lane * 8 == two.flags_per_lane * 2);
-  CHECK(eight.scratch_bytes == two.scratch_bytes);
-  CHECK(eight.total_bytes() == two.total_bytes() + 6 * two.scratch_bytes);
-  for (int lane = 0; lane < eight.lanes; ++lane) {
-    CHECK(eight.flag_offset(lane, static_cast<std::uint32_t>(eight.flags_per_lane - 1)) < eight.flag_offset(lane + 1, 0));
-    CHECK(eight.scratch_offset(lane) + eight.scratch_bytes <= eight.scratch_offset(lane + 1));
+TEST_CASE("the window's lanes: two large, eight small, none overlapping, the flags one zeroed prefix") {
+  WindowLayout layout;
+  layout.ranks = 5;
+  layout.flags_per_lane = 1u << 16;
+  layout.scratch_bytes = std::size_t{8} << 20;
+  constexpr int kAll = WindowLayout::kLanes + WindowLayout::kSmallLanes;
+  for (int lane = 0; lane + 1 < kAll; ++lane) {
+    const std::size_t flags = lane < WindowLayout::kLanes ? layout.flags_per_lane : layout.small_flags();
+    CHECK(layout.flag_offset(lane, 0) + flags * sizeof(std::uint64_t) == layout.flag_offset(lane + 1, 0));
   }
-  CHECK(eight.flag_offset(eight.lanes, 0) <= eight.zeroed_bytes());
-  CHECK(eight.zeroed_bytes() <= eight.scratch_offset(0));
+  CHECK(layout.flag_offset(kAll, 0) <= layout.zeroed_bytes());
+  // Scratch: the small lanes, then the large ones, each its own bytes.
+  std::vector<std::pair<std::size_t, std::size_t>> scratch;
+  for (int lane = 0; lane < kAll; ++lane)
+    scratch.emplace_back(layout.scratch_offset(lane),
+                         lane < WindowLayout::kLanes ? layout.scratch_bytes : layout.small_scratch_bytes());
+  std::sort(scratch.begin(), scratch.end());
+  CHECK(scratch.front().first == layout.zeroed_bytes());
+  for (std::size_t i = 0; i + 1 < scratch.size(); ++i) CHECK(scratch[i].first + scratch[i].second == scratch[i + 1].first);
+  CHECK(scratch.back().first + scratch.back().second == layout.total_bytes());
+  CHECK(layout.small_scratch_bytes() == WindowLayout::kSmallScratchBytes);
+  // A small lane never holds more than a large one.
+  layout.scratch_bytes = 4096;
+  layout.flags_per_lane = 64;
+  CHECK(layout.small_scratch_bytes() == 4096);
+  CHECK(layout.small_flags() == 64);
+}
+
+TEST_CASE("a collective takes small lane n % 8 when its plan fits one, else large lane n % 2") {
+  WindowLayout layout;
+  layout.flags_per_lane = 1u << 16;
+  layout.scratch_bytes = std::size_t{8} << 20;
+  CHECK(layout.fits_small_lane(WindowLayout::kSmallScratchBytes, WindowLayout::kSmallFlags));
+  CHECK_FALSE(layout.fits_small_lane(WindowLayout::kSmallScratchBytes + 1, 1));
+  CHECK_FALSE(layout.fits_small_lane(1, WindowLayout::kSmallFlags + 1));
+  for (std::uint64_t n = 1; n < 20; ++n) {
+    CHECK(WindowLayout::lane_of(n, true).index == WindowLayout::kLanes + static_cast<int>(n % 8));
+    CHECK(WindowLayout::lane_of(n, true).distance == WindowLayout::kSmallLanes);
+    CHECK(WindowLayout::lane_of(n, false).index == static_cast<int>(n % 2));
+    CHECK(WindowLayout::lane_of(n, false).distance == WindowLayout::kLanes);
+  }
 }

@@ -62,7 +62,7 @@ class FakeTransport final : public Transport {
   }
   void post_remote_words(int, std::size_t, const std::uint64_t*, std::size_t) override {}
   std::int64_t clock_origin_ns() const override { return 0; }
-  std::unique_ptr<Transport> split(int, int, const WindowLayout&) override { return nullptr; }
+  std::unique_ptr<Transport> split(int, int, WindowSize) override { return nullptr; }
 
   // A peer's notification arriving in this rank's window.
   void raise(std::size_t offset, std::uint64_t value) {
@@ -187,9 +187,12 @@ struct Fixture {
     });
     return done;
   }
-  // Every flag `plan` awaits, raised as its sources would (sequence 1, lane 1).
+  // Every flag `plan` awaits, raised as its sources would: sequence 1, in
+  // small lane 1 (the plan fits one) or large lane 1.
   void raise_all_flags(const coll::RankPlan& plan, std::uint64_t signature = kSignature) {
-    for (std::uint32_t f = 0; f < plan.flags; ++f) transport.raise(layout().flag_offset(1, f), flag_value(1, signature));
+    const bool small = layout().fits_small_lane(plan.max_scratch_elems * sizeof(std::int32_t), plan.max_flags);
+    const int lane = WindowLayout::lane_of(1, small).index;
+    for (std::uint32_t f = 0; f < plan.flags; ++f) transport.raise(layout().flag_offset(lane, f), flag_value(1, signature));
   }
   // Ranks the plan writes to (puts, notifications) under `order`.
   static std::set<int> targets(const coll::RankPlan& plan, const std::vector<int>& order, bool data) {

@@ -25,14 +25,6 @@ WindowLayout layout_for(const CommOptions& options, int ranks) {
   return layout;
 }
 
-WindowLayout layout_for(const CommOptions& options, const Transport& transport) {
-  const WindowLayout layout = layout_for(options, transport.size()).for_transport(transport.waits_for_messages());
-  if (layout.total_bytes() > transport.window_bytes())
-    throw Error("earlybird: a window of " + std::to_string(transport.window_bytes()) + " bytes cannot hold " +
-                std::to_string(layout.lanes) + " lanes (" + std::to_string(layout.total_bytes()) + " bytes)");
-  return layout;
-}
-
 std::shared_ptr<FutureState> failed_future(const std::string& message) {
   auto state = std::make_shared<FutureState>();
   state->fail(std::make_exception_ptr(Error(message)));
@@ -43,7 +35,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
     : engine_(&engine),
       transport_(std::move(transport)),
       options_(options),
-      layout_(layout_for(options, *transport_)),
+      layout_(layout_for(options, transport_->size())),
       rank_(transport_->rank()),
       size_(transport_->size()),
       direct_windows_(InlineCollective::direct_windows(*transport_)),
@@ -101,13 +93,15 @@ void CommCore::first_call_at_creation() {
 }
 
 // Small calls, the ones whose time a page fault would double, use the
-// window's flags and lines and the start of a lane's scratch; the rest of it
-// is mapped as collectives first use it.
+// window's flags and lines, the small lanes' scratch and (arrival-ordered
+// ones) the start of a large lane's; the rest is mapped as collectives first
+// use it.
 constexpr std::size_t kFaultedInScratchBytes = 64 * 1024;
 
 void CommCore::fault_in_small_calls() {
   transport_->fault_in(0, layout_.zeroed_bytes());
-  for (int lane = 0; lane < layout_.lanes; ++lane)
+  transport_->fault_in(layout_.scratch_offset(WindowLayout::kLanes), WindowLayout::kSmallLanes * layout_.small_scratch_bytes());
+  for (int lane = 0; lane < WindowLayout::kLanes; ++lane)
     transport_->fault_in(layout_.scratch_offset(lane), std::min(layout_.scratch_bytes, kFaultedInScratchBytes));
 }
 
@@ -455,7 +449,7 @@ void CommCore::retire() {
 }
 
 std::shared_ptr<CommCore> CommCore::split(int color, int key) {
-  auto transport = transport_->split(color, key, layout_for(options_, size_));
+  auto transport = transport_->split(color, key, layout_.window_size());
   if (!transport) return nullptr;
   return create(*engine_, std::move(transport), options_);
 }

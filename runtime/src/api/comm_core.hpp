@@ -42,11 +42,8 @@ namespace earlybird::detail {
 
 using config::CommOptions;
 
-// The layout of a communicator of `ranks` ranks, two lanes (the transport
-// choice sizes its window with WindowLayout::for_transport); and the layout
-// over a chosen transport, checked to fit its window.
+// The window of a communicator of `ranks` ranks.
 WindowLayout layout_for(const CommOptions& options, int ranks);
-WindowLayout layout_for(const CommOptions& options, const Transport& transport);
 
 class CommCore : public Pollable, public Drivable, public std::enable_shared_from_this<CommCore> {
  public:

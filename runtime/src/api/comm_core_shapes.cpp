@@ -257,7 +257,7 @@ CommCore::Pending CommCore::batch(const CollectiveCall& call, const std::shared_
                                        PeerReads::Call{call.collective, call.root, key.count}, p.signature, p.timeout,
                                        std::move(description));
   } else {
-    const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_};
+    const OperationContext ctx{transport_.get(), engine_, &driver_, &lanes_, layout_, pap::arrival_ordered(*p.info)};
     task = std::make_shared<Operation>(p.batch_plans[b], binding_for(p, key, context.call, context.arrival_us), ctx,
                                        buffers, p.signature, p.timeout, std::move(description));
   }

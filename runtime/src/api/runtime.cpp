@@ -107,7 +107,7 @@ struct Runtime::Impl {
   Communicator make(MPI_Comm comm) {
     int ranks = 0;
     MPI_Comm_size(comm, &ranks);
-    auto chosen = make_mpi_transport(comm, detail::layout_for(comm_options, ranks), comm_options);
+    auto chosen = make_mpi_transport(comm, detail::layout_for(comm_options, ranks).window_size(), comm_options);
     auto core = detail::CommCore::create(*engine, std::move(chosen.transport), comm_options);
     cores.push_back(core);
     return Communicator(detail::user_handle(std::move(core)));

@@ -28,8 +28,8 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   comm_options.flags_per_lane = 1u << 14;
   comm_options.timeout = options.timeout;
   comm_options.caller_run = options.caller_run;
-  const WindowLayout layout = detail::layout_for(comm_options, ranks).for_transport(options.by_messages);
-  auto fabric = std::make_shared<InProcFabric>(ranks, layout.window_size(), node_ranks);
+  auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options, ranks).window_size(),
+                                               node_ranks);
   topo::note_machine_ranks(ranks);  // the simulated ranks share this process's CPUs
   for (int r = 0; r < ranks; ++r) {
     const EngineOptions engine{options.worker_threads, -1, config::injected_stall_from_environment()};

@@ -2,8 +2,9 @@
 // finished, so that no rank writes (data or flags) into a peer's window lane
 // that the peer may still read.
 //
-// Collective n uses lane n % L (L lanes: WindowLayout::lanes for Operations,
-// kInlineLanes for the inline lines), last used by n-L: writing a peer's lane
+// Collective n uses lane n % L of its kind (L lanes: WindowLayout::kLanes
+// large or kSmallLanes small ones for Operations, kInlineLanes for the inline
+// lines), last used by n-L or earlier: writing a peer's lane
 // for n is safe once the peer finished n-L. Knowledge comes two ways:
 //   - implied: a collective whose every rank's completion depends on every
 //     rank's start (allreduce, allgather, reduce-scatter with data) tells a rank

@@ -46,7 +46,9 @@ Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::shared_ptr
 
 void Operation::start(std::uint64_t sequence) {
   sequence_ = sequence;
-  lane_ = static_cast<int>(sequence % static_cast<std::uint64_t>(ctx_.layout.lanes));
+  const bool small = !ctx_.plan_may_change &&
+                     ctx_.layout.fits_small_lane(plan_->max_scratch_elems * elem_, plan_->max_flags);
+  lane_ = WindowLayout::lane_of(sequence, small);
   if (sequence == 0) return run_plan();  // nothing to exchange: no binding, no peer to wait for
   remaining_.store(1, std::memory_order_relaxed);  // not finished while deciding
   try {
@@ -110,7 +112,7 @@ std::size_t Operation::contiguous_from(Buffer buffer, std::size_t planned) const
 }
 
 std::size_t Operation::scratch_offset(coll::Range range) const {
-  return ctx_.layout.scratch_offset(lane_) + range.begin * elem_;
+  return ctx_.layout.scratch_offset(lane_.index) + range.begin * elem_;
 }
 
 void Operation::dispatch(std::uint32_t step) {
@@ -176,7 +178,7 @@ void Operation::execute(const PlanStep& s, bool may_split) {
   if (notifies_with_put(s)) {
     const coll::Notification& note = plan_->notes[s.note_begin];
     ctx_.transport->put_notify(real_rank(s.peer), scratch_offset(s.dst), local(s.src_buffer, s.src),
-                               s.src.count * elem_, ctx_.layout.flag_offset(lane_, note.flag),
+                               s.src.count * elem_, ctx_.layout.flag_offset(lane_.index, note.flag),
                                flag_value(sequence_, signature_));
     return;
   }
@@ -239,7 +241,7 @@ void Operation::finish_step(std::uint32_t step) {
     try {
       for (std::uint32_t n = s.note_begin; n < s.note_end; ++n) {
         const coll::Notification& note = plan_->notes[n];
-        ctx_.transport->notify(real_rank(note.target), ctx_.layout.flag_offset(lane_, note.flag), value);
+        ctx_.transport->notify(real_rank(note.target), ctx_.layout.flag_offset(lane_.index, note.flag), value);
       }
     } catch (const std::exception& e) {
       return fail(std::string("notification failed: ") + e.what());

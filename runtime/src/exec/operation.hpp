@@ -44,6 +44,9 @@ struct OperationContext {
   Driver* driver = nullptr;          // who may call the transport
   LaneGuard* lanes = nullptr;
   WindowLayout layout;
+  // The plan may be replaced when the binding decides (an arrival-ordered
+  // stand-in): such an operation takes a large lane, whatever its plan.
+  bool plan_may_change = false;
 };
 
 // Where a blockwise buffer's blocks lie when they are not where the plan
@@ -145,7 +148,7 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   std::shared_ptr<const std::string> description_;  // shared by every call of one shape
 
   std::uint64_t sequence_ = 0;
-  int lane_ = 0;
+  WindowLayout::Lane lane_;
   // Per step: unmet dependencies. Small plans (a latency-bound collective)
   // use the inline array; null until the plan runs.
   static constexpr std::size_t kInlineSteps = 8;

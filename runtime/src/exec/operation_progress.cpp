@@ -45,7 +45,7 @@ bool Operation::targets_ready(const PlanStep& s, bool check_data_target) {
       free = false;
       return;
     }
-    free = ctx_.lanes->make_free(real_rank(virtual_peer), sequence_, ctx_.layout.lanes) && free;
+    free = ctx_.lanes->make_free(real_rank(virtual_peer), sequence_, lane_.distance) && free;
   };
   if (check_data_target && s.kind == StepKind::put) check(s.peer);
   if (check_data_target && s.kind == StepKind::get && !known(s.peer)) free = false;
@@ -94,7 +94,7 @@ void Operation::watch() {
 
 void Operation::check_flag(std::size_t index, bool& progressed) {
   const std::uint32_t flag = unseen_flags_[index];
-  const std::uint64_t value = ctx_.transport->load_flag(ctx_.layout.flag_offset(lane_, flag));
+  const std::uint64_t value = ctx_.transport->load_flag(ctx_.layout.flag_offset(lane_.index, flag));
   const std::uint64_t seen_sequence = value >> kSignatureBits;
   if (seen_sequence < sequence_) return;
   if (seen_sequence > sequence_ || (value & kSignatureMask) != signature_) {

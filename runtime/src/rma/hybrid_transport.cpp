@@ -1,5 +1,4 @@
 #include "hybrid_transport.hpp"
-#include "window_layout.hpp"
 
 #include "transport_choice.hpp"
 
@@ -112,12 +111,12 @@ void HybridTransport::post_remote_words(int target, std::size_t offset, const st
   via.post_remote_words(rank, offset, words, count);
 }
 
-std::unique_ptr<Transport> HybridTransport::split(int color, int key, const WindowLayout& layout) {
+std::unique_ptr<Transport> HybridTransport::split(int color, int key, WindowSize window) {
   MPI_Comm part = split_comm(network_->communicator(), color, key);
   if (part == MPI_COMM_NULL) return nullptr;
   ChosenTransport chosen;
   try {
-    chosen = make_mpi_transport(part, layout, options_);
+    chosen = make_mpi_transport(part, window, options_);
   } catch (...) {
     MPI_Comm_free(&part);
     throw;

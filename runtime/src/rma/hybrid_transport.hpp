@@ -85,7 +85,7 @@ class HybridTransport final : public Transport {
   bool waits_for_messages() const override { return true; }
   // Chooses again for the part (make_mpi_transport with this communicator's
   // options): a part inside one node gets a shared window of its own.
-  std::unique_ptr<Transport> split(int color, int key, const WindowLayout& layout) override;
+  std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;
   void fault_in(std::size_t offset, std::size_t bytes) override { node_->fault_in(offset, bytes); }
   // The messages first (every peer stops sending into the segment), then
   // the segment. Limitation: when a peer stalled past the wait limit while

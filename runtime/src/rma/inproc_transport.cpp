@@ -1,5 +1,4 @@
 #include "inproc_transport.hpp"
-#include "window_layout.hpp"
 
 #include <earlybird/error.hpp>
 
@@ -84,7 +83,7 @@ void InProcTransport::read_peer_memory(int, std::uintptr_t address, void* to, st
   std::memcpy(to, reinterpret_cast<const void*>(address), bytes);
 }
 
-std::unique_ptr<Transport> InProcTransport::split(int, int, const WindowLayout&) {
+std::unique_ptr<Transport> InProcTransport::split(int, int, WindowSize) {
   throw Error("earlybird: split is not available on the in-process (sim) transport");
 }
 

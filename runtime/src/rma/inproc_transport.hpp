@@ -63,7 +63,7 @@ class InProcTransport final : public Transport {
   void load_remote_words(int target, std::size_t offset, std::uint64_t* out, std::size_t count) override;
   std::uint64_t fetch_add(int target, std::size_t offset, std::uint64_t value) override;
   std::int64_t clock_origin_ns() const override { return fabric_->clock_origin_ns(); }
-  std::unique_ptr<Transport> split(int color, int key, const WindowLayout& layout) override;
+  std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;
 
  private:
   void check(int target, std::size_t offset, std::size_t bytes) const;

@@ -1,5 +1,4 @@
 #include "mpi_transport.hpp"
-#include "window_layout.hpp"
 
 #include <earlybird/error.hpp>
 
@@ -193,8 +192,8 @@ void MpiTransport::fault_in(std::size_t offset, std::size_t bytes) {
   for (std::byte* window : peers_) fault_in_pages(window + offset, bytes);
 }
 
-std::unique_ptr<Transport> MpiTransport::split(int color, int key, const WindowLayout& layout) {
-  return split_transport<MpiTransport>(comm_, color, key, layout.for_transport(false).window_size(), allow_shared_);
+std::unique_ptr<Transport> MpiTransport::split(int color, int key, WindowSize window) {
+  return split_transport<MpiTransport>(comm_, color, key, window, allow_shared_);
 }
 
 void MpiTransport::close() {

@@ -59,7 +59,7 @@ class MpiTransport final : public Transport {
   std::int64_t clock_offset_ns() const override { return clock_.offset_ns; }
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   bool poll_hook() override;
-  std::unique_ptr<Transport> split(int color, int key, const WindowLayout& layout) override;
+  std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;
   void fault_in(std::size_t offset, std::size_t bytes) override;
   void close() override;
 

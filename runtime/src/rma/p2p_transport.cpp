@@ -1,5 +1,4 @@
 #include "p2p_transport.hpp"
-#include "window_layout.hpp"
 
 #include "../base/backoff.hpp"
 #include "../topo/topology.hpp"
@@ -489,8 +488,8 @@ void P2pTransport::fault_in(std::size_t offset, std::size_t bytes) {
   if (offset < window_bytes_) fault_in_pages(window_ + offset, std::min(bytes, window_bytes_ - offset));
 }
 
-std::unique_ptr<Transport> P2pTransport::split(int color, int key, const WindowLayout& layout) {
-  return split_transport<P2pTransport>(comm_, color, key, layout.for_transport(true).window_size(), wait_limit_);
+std::unique_ptr<Transport> P2pTransport::split(int color, int key, WindowSize window) {
+  return split_transport<P2pTransport>(comm_, color, key, window, wait_limit_);
 }
 
 // Tells the peers whose close did not arrive that this rank stops answering,

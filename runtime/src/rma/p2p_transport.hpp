@@ -121,7 +121,7 @@ class P2pTransport final : public Transport {
   bool needs_service() const override { return true; }
   bool waits_for_messages() const override { return true; }
   bool poll_hook() override;
-  std::unique_ptr<Transport> split(int color, int key, const WindowLayout& layout) override;
+  std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;
   void fault_in(std::size_t offset, std::size_t bytes) override;
   void close() override;
 

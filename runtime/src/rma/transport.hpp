@@ -12,8 +12,6 @@
 
 namespace earlybird {
 
-struct WindowLayout;
-
 // A window's size, and how much of its start must read zero before its first
 // use (WindowLayout: the header, the arrival board, the inline lines and the
 // flags); the rest is scratch, always written before it is read, so a
@@ -120,10 +118,9 @@ class Transport {
   // polls instead of yielding (Backoff::for_messages).
   virtual bool waits_for_messages() const { return false; }
   // A transport over the ranks passing the same color (MPI_Comm_split order),
-  // with a window for `layout` (its two-lane form; a transport that waits for
-  // messages sizes it for eight, WindowLayout::window_size_for). Collective
+  // with a window of `window` (its first window.zeroed bytes zero). Collective
   // over this transport's ranks.
-  virtual std::unique_ptr<Transport> split(int color, int key, const WindowLayout& layout) = 0;
+  virtual std::unique_ptr<Transport> split(int color, int key, WindowSize window) = 0;
   // Makes the pages of [offset, offset + bytes) of this rank's window, and of
   // every peer's window it stores into directly, present and writable, their
   // contents unchanged (fault_in_pages), so that the communicator's first

@@ -105,8 +105,7 @@ std::string rounded_us(double us) {
 // A communicator spanning nodes: the hybrid transport when some node holds
 // two ranks or more (their messages become loads and stores), else, or when
 // a node's shared segment cannot be made, the point-to-point transport.
-ChosenTransport spanning(MPI_Comm comm, int nodes, const WindowLayout& layout, const config::CommOptions& options) {
-  const WindowSize window = layout.for_transport(true).window_size();
+ChosenTransport spanning(MPI_Comm comm, int nodes, WindowSize window, const config::CommOptions& options) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   const std::string span = "the communicator spans " + std::to_string(nodes) + " nodes";
@@ -124,12 +123,12 @@ ChosenTransport spanning(MPI_Comm comm, int nodes, const WindowLayout& layout, c
   return {std::make_unique<P2pTransport>(comm, window, options.timeout), "p2p: " + span + "; " + failure};
 }
 
-ChosenTransport automatic(MPI_Comm comm, const WindowLayout& layout, const config::CommOptions& options) {
-  if (const int nodes = node_layout(comm).nodes; nodes > 1) return spanning(comm, nodes, layout, options);
+ChosenTransport automatic(MPI_Comm comm, WindowSize window, const config::CommOptions& options) {
+  if (const int nodes = node_layout(comm).nodes; nodes > 1) return spanning(comm, nodes, window, options);
   std::unique_ptr<Transport> rma;
   std::string rma_failure;
   try {
-    rma = std::make_unique<MpiTransport>(comm, layout.for_transport(false).window_size(), options.shared_window);
+    rma = std::make_unique<MpiTransport>(comm, window, options.shared_window);
   } catch (const Error& e) {
     rma_failure = e.what();
   }
@@ -149,25 +148,22 @@ ChosenTransport automatic(MPI_Comm comm, const WindowLayout& layout, const confi
                           : "one-sided progress is slow here (" + figures + ")";
     rma->close();
   }
-  return {std::make_unique<P2pTransport>(comm, layout.for_transport(true).window_size(), options.timeout),
-          "p2p: " + why};
+  return {std::make_unique<P2pTransport>(comm, window, options.timeout), "p2p: " + why};
 }
 
 }  // namespace
 
-ChosenTransport make_mpi_transport(MPI_Comm comm, const WindowLayout& layout, const config::CommOptions& options) {
+ChosenTransport make_mpi_transport(MPI_Comm comm, WindowSize window, const config::CommOptions& options) {
   ChosenTransport chosen;
   switch (options.transport) {
     case config::TransportPreference::rma:
-      chosen = {std::make_unique<MpiTransport>(comm, layout.for_transport(false).window_size(), options.shared_window),
-                "rma: EARLYBIRD_TRANSPORT=rma"};
+      chosen = {std::make_unique<MpiTransport>(comm, window, options.shared_window), "rma: EARLYBIRD_TRANSPORT=rma"};
       break;
     case config::TransportPreference::p2p:
-      chosen = {std::make_unique<P2pTransport>(comm, layout.for_transport(true).window_size(), options.timeout),
-                "p2p: EARLYBIRD_TRANSPORT=p2p"};
+      chosen = {std::make_unique<P2pTransport>(comm, window, options.timeout), "p2p: EARLYBIRD_TRANSPORT=p2p"};
       break;
     case config::TransportPreference::automatic:
-      chosen = automatic(comm, layout, options);
+      chosen = automatic(comm, window, options);
       break;
   }
   if (options.verbose && chosen.transport->rank() == 0)

@@ -22,7 +22,6 @@
 
 #include "../config/environment.hpp"
 #include "transport.hpp"
-#include "window_layout.hpp"
 
 #include <mpi.h>
 
@@ -40,8 +39,7 @@ struct ChosenTransport {
   std::string why;  // one sentence: which transport and why
 };
 
-// Collective over `comm`. `layout`: the communicator's, two lanes (the
-// window is sized for the chosen transport's lanes, WindowLayout::for_transport).
-ChosenTransport make_mpi_transport(MPI_Comm comm, const WindowLayout& layout, const config::CommOptions& options);
+// Collective over `comm`.
+ChosenTransport make_mpi_transport(MPI_Comm comm, WindowSize window, const config::CommOptions& options);
 
 }  // namespace earlybird

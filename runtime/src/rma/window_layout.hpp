@@ -1,20 +1,17 @@
 // Layout of a communicator's window: a header, the arrival board, eight
 // inline lanes (exec/inline_collective.hpp: only that executor writes them,
 // so a stale line holds an older flag value, never data; sequence number n
-// uses inline lane n % 8), then L lanes used in turn by the collectives run
-// as Operations (n uses lane n % L), each with a flag area and scratch. The
-// flag areas come before the scratch, so everything that must start zero is
-// one prefix (window_size().zeroed): the scratch, 8 MiB a lane by default,
-// is never zeroed, nor its pages touched, before a collective writes it.
+// uses inline lane n % 8), then the lanes of the collectives run as
+// Operations, each with a flag area and scratch: two large lanes (n uses
+// large lane n % 2; 65 536 flags and 8 MiB of scratch by default) and eight
+// small ones (n uses small lane n % 8; 1024 flags, 64 KiB of scratch) for the
+// calls whose plan fits one (every rank's bounds, coll::RankPlan::max_*, so
+// all ranks agree) and is not an arrival-ordered stand-in. The flag areas
+// come before the scratch, so everything that must start zero is one prefix
+// (window_size().zeroed); the scratch is never zeroed, nor a large lane's
+// pages touched, before a collective writes it.
 //
-//   [ header ][ arrival board ][ inline 0 | ... | inline 7 ][ flags 0 | ... | flags L-1 ][ scratch 0 | ... | scratch L-1 ]
-//
-// L is 2 (kDirectLanes) where a rank asks a peer how far it got with a load
-// (windows reached directly, RMA). Where every word travels as a message
-// (point-to-point, hybrid transports) asking is a round trip across the
-// network, so there are 8 lanes (kMessageLanes, for_transport): the same
-// flags divided among them, each with a lane's scratch. A rooted collective
-// then asks once per seven calls, not every other one.
+//   [ header ][ arrival board ][ inline 0..7 ][ flags L0 | L1 | S0..S7 ][ scratch S0..S7 ][ scratch L0 | L1 ]
 //
 // Header words: done (the sequence number of the last collective this rank
 // finished), entered (of the last one it started: straggler reports),
@@ -24,14 +21,16 @@
 // all windows have one layout.
 //
 // A rank writes a peer's lane for collective n only once it knows the peer
-// finished the lane's previous user: n-L for the L lanes, n-8 for the
-// inline lanes (LaneGuard, docs/design.md). Eight inline lanes let a rooted
-// collective (bcast, reduce), whose completion tells a rank nothing about
-// its peers, ask a peer how far it got once per seven calls, not every other
-// call. Flags carry the sequence number, so a flag left over from n never
-// satisfies a wait of n+L.
+// finished the lane's previous user, or a later collective: n-2 for a large
+// lane, n-8 for a small or an inline lane (LaneGuard, docs/design.md). Eight
+// lanes let a rooted collective (bcast, reduce), whose completion tells a
+// rank nothing about its peers, ask a peer how far it got once per seven
+// calls, not every other call: a round trip across the network where words
+// travel as messages. Flags carry the sequence number, so a flag left over
+// from n never satisfies a wait of a later collective.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -42,8 +41,10 @@
 namespace earlybird {
 
 struct WindowLayout {
-  static constexpr int kDirectLanes = 2;
-  static constexpr int kMessageLanes = 8;
+  static constexpr int kLanes = 2;       // large lanes: 0, 1
+  static constexpr int kSmallLanes = 8;  // small lanes: kLanes .. kLanes + 7
+  static constexpr std::size_t kSmallFlags = 1024;
+  static constexpr std::size_t kSmallScratchBytes = 64 * 1024;
   static constexpr int kInlineLanes = 8;
   static constexpr std::size_t kHeaderBytes = 64;
   static constexpr std::size_t kDoneWordOffset = 0;
@@ -53,7 +54,6 @@ struct WindowLayout {
   static constexpr std::size_t kBoardOffset = kHeaderBytes;
   static constexpr std::size_t kInlineBytes = coll::kInlineLines * 64;  // per inline lane: its cache lines
   int ranks = 1;
-  int lanes = kDirectLanes;
   std::size_t flags_per_lane = 0;
   std::size_t scratch_bytes = 0;  // per lane, a multiple of 64
 
@@ -66,28 +66,38 @@ struct WindowLayout {
   std::size_t inline_offset(int inline_lane) const {
     return kHeaderBytes + board_bytes() + static_cast<std::size_t>(inline_lane) * kInlineBytes;
   }
+  // A small lane's share, never more than a large lane's.
+  std::size_t small_flags() const { return std::min(kSmallFlags, flags_per_lane); }
+  std::size_t small_scratch_bytes() const { return std::min(kSmallScratchBytes, scratch_bytes); }
+  bool fits_small_lane(std::size_t scratch, std::size_t flags) const {
+    return scratch <= small_scratch_bytes() && flags <= small_flags();
+  }
+  // The lane of collective `sequence`, and how many collectives apart its
+  // users are (LaneGuard's distance).
+  struct Lane {
+    int index = 0;
+    int distance = kLanes;
+  };
+  static Lane lane_of(std::uint64_t sequence, bool small) {
+    if (small) return {kLanes + static_cast<int>(sequence % kSmallLanes), kSmallLanes};
+    return {static_cast<int>(sequence % kLanes), kLanes};
+  }
+
   std::size_t flag_offset(int lane, std::uint32_t flag) const {
-    return inline_offset(kInlineLanes) + (static_cast<std::size_t>(lane) * flags_per_lane + flag) * sizeof(std::uint64_t);
+    const auto l = static_cast<std::size_t>(lane);
+    const std::size_t before = lane < kLanes ? l * flags_per_lane : kLanes * flags_per_lane + (l - kLanes) * small_flags();
+    return inline_offset(kInlineLanes) + (before + flag) * sizeof(std::uint64_t);
   }
   // Where the scratch begins: every byte before it starts zero.
-  std::size_t zeroed_bytes() const { return (flag_offset(lanes, 0) + 63) / 64 * 64; }
-  std::size_t total_bytes() const { return scratch_offset(lanes); }
+  std::size_t zeroed_bytes() const { return (flag_offset(kLanes + kSmallLanes, 0) + 63) / 64 * 64; }
+  // The small lanes' scratch first (a communicator faults it in at creation).
+  std::size_t scratch_offset(int lane) const {
+    const auto l = static_cast<std::size_t>(lane);
+    if (lane >= kLanes) return zeroed_bytes() + (l - kLanes) * small_scratch_bytes();
+    return zeroed_bytes() + kSmallLanes * small_scratch_bytes() + l * scratch_bytes;
+  }
+  std::size_t total_bytes() const { return scratch_offset(kLanes - 1) + scratch_bytes; }
   WindowSize window_size() const { return {total_bytes(), zeroed_bytes()}; }
-  std::size_t scratch_offset(int lane) const { return zeroed_bytes() + static_cast<std::size_t>(lane) * scratch_bytes; }
-  // `into` lanes sharing this layout's flags (the zeroed prefix stays as it
-  // is), each with a lane's scratch: the window grows by the added lanes'
-  // scratch, whose pages take memory only once a collective writes them.
-  WindowLayout for_lanes(int into) const {
-    WindowLayout divided = *this;
-    divided.lanes = into;
-    divided.flags_per_lane = flags_per_lane * static_cast<std::size_t>(lanes) / static_cast<std::size_t>(into);
-    return divided;
-  }
-  // The lanes a transport gets (this layout has two): eight where every
-  // word travels as a message (Transport::waits_for_messages).
-  WindowLayout for_transport(bool waits_for_messages) const {
-    return waits_for_messages ? for_lanes(kMessageLanes) : *this;
-  }
 };
 
 // Flag words hold (sequence << kSignatureBits) | signature. The signature is a
