@@ -194,9 +194,11 @@ TEST_CASE("a collective takes small lane n % 8 when its plan fits one, else larg
   WindowLayout layout;
   layout.flags_per_lane = 1u << 16;
   layout.scratch_bytes = std::size_t{8} << 20;
-  CHECK(layout.fits_small_lane(WindowLayout::kSmallScratchBytes, WindowLayout::kSmallFlags));
-  CHECK_FALSE(layout.fits_small_lane(WindowLayout::kSmallScratchBytes + 1, 1));
-  CHECK_FALSE(layout.fits_small_lane(1, WindowLayout::kSmallFlags + 1));
+  CHECK(layout.fits_lane(true, WindowLayout::kSmallScratchBytes, WindowLayout::kSmallFlags));
+  CHECK_FALSE(layout.fits_lane(true, WindowLayout::kSmallScratchBytes + 1, 1));
+  CHECK_FALSE(layout.fits_lane(true, 1, WindowLayout::kSmallFlags + 1));
+  CHECK(layout.fits_lane(false, layout.scratch_bytes, layout.flags_per_lane));
+  CHECK_FALSE(layout.fits_lane(false, layout.scratch_bytes + 1, 1));
   for (std::uint64_t n = 1; n < 20; ++n) {
     CHECK(WindowLayout::lane_of(n, true).index == WindowLayout::kLanes + static_cast<int>(n % 8));
     CHECK(WindowLayout::lane_of(n, true).distance == WindowLayout::kSmallLanes);

@@ -190,7 +190,7 @@ struct Fixture {
   // Every flag `plan` awaits, raised as its sources would: sequence 1, in
   // small lane 1 (the plan fits one) or large lane 1.
   void raise_all_flags(const coll::RankPlan& plan, std::uint64_t signature = kSignature) {
-    const bool small = layout().fits_small_lane(plan.max_scratch_elems * sizeof(std::int32_t), plan.max_flags);
+    const bool small = layout().fits_lane(true, plan.max_scratch_elems * sizeof(std::int32_t), plan.max_flags);
     const int lane = WindowLayout::lane_of(1, small).index;
     for (std::uint32_t f = 0; f < plan.flags; ++f) transport.raise(layout().flag_offset(lane, f), flag_value(1, signature));
   }

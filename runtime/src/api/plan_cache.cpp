@@ -46,8 +46,7 @@ bool PlanCache::has(const Key& key) {
 }
 
 bool PlanCache::fits(const coll::RankPlan& plan, std::size_t elem_bytes) const {
-  return plan.max_scratch_elems * elem_bytes <= layout_.scratch_bytes &&
-         plan.max_flags <= layout_.flags_per_lane;
+  return layout_.fits_lane(false, plan.max_scratch_elems * elem_bytes, plan.max_flags);
 }
 
 std::size_t PlanCache::batch_count(Key key) {

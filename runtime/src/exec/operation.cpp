@@ -47,7 +47,7 @@ Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::shared_ptr
 void Operation::start(std::uint64_t sequence) {
   sequence_ = sequence;
   const bool small = !ctx_.plan_may_change &&
-                     ctx_.layout.fits_small_lane(plan_->max_scratch_elems * elem_, plan_->max_flags);
+                     ctx_.layout.fits_lane(true, plan_->max_scratch_elems * elem_, plan_->max_flags);
   lane_ = WindowLayout::lane_of(sequence, small);
   if (sequence == 0) return run_plan();  // nothing to exchange: no binding, no peer to wait for
   remaining_.store(1, std::memory_order_relaxed);  // not finished while deciding

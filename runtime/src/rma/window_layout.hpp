@@ -69,8 +69,11 @@ struct WindowLayout {
   // A small lane's share, never more than a large lane's.
   std::size_t small_flags() const { return std::min(kSmallFlags, flags_per_lane); }
   std::size_t small_scratch_bytes() const { return std::min(kSmallScratchBytes, scratch_bytes); }
-  bool fits_small_lane(std::size_t scratch, std::size_t flags) const {
-    return scratch <= small_scratch_bytes() && flags <= small_flags();
+  // Whether a plan needing `scratch` bytes and `flags` flags (its bounds
+  // over every rank) fits a small lane, or a large one.
+  bool fits_lane(bool small, std::size_t scratch, std::size_t flags) const {
+    return scratch <= (small ? small_scratch_bytes() : scratch_bytes) &&
+           flags <= (small ? small_flags() : flags_per_lane);
   }
   // The lane of collective `sequence`, and how many collectives apart its
   // users are (LaneGuard's distance).
