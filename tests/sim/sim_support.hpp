@@ -70,19 +70,27 @@ inline void run_bounded(SimWorld& world, Failures& failures, const std::string& 
   done.get();
 }
 
-// Runs check(world, p, failures) on a world of each (P, ranks per node)
-// layout (SimOptions::ranks_per_node), reporting each layout's failures.
+// Runs check(world, p, failures) on a world of `p` ranks made with
+// `options`, and reports its failures.
+template <class Check>
+void check_in_simulated_world(int p, const SimOptions& options, Check check) {
+  CAPTURE(p);
+  CAPTURE(options.ranks_per_node);
+  CAPTURE(options.by_messages);
+  SimWorld world(p, options);
+  Failures failures;
+  check(world, p, failures);
+  failures.report();
+}
+
+// check_in_simulated_world on each (P, ranks per node) layout
+// (SimOptions::ranks_per_node).
 template <class Check>
 void for_each_simulated_layout(std::initializer_list<std::pair<int, int>> layouts, Check check) {
   for (auto [p, per_node] : layouts) {
-    CAPTURE(p);
-    CAPTURE(per_node);
     SimOptions options;
     options.ranks_per_node = per_node;
-    SimWorld world(p, options);
-    Failures failures;
-    check(world, p, failures);
-    failures.report();
+    check_in_simulated_world(p, options, check);
   }
 }
 

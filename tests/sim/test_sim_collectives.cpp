@@ -22,6 +22,7 @@ using namespace earlybird;
 using coll::Collective;
 using earlybird::testing::count_wrong;
 using earlybird::testing::Failures;
+using earlybird::testing::check_in_simulated_world;
 using earlybird::testing::for_each_simulated_layout;
 using earlybird::testing::wait_bounded;
 using earlybird::testing::expected_value;
@@ -159,15 +160,12 @@ TEST_CASE("allgather and reduce_scatter over simulated nodes: every algorithm") 
 TEST_CASE("allgather and reduce_scatter larger than the window run in batches") {
   for (bool by_messages : {false, true})
     for (int p : {1, 2, 3, 4, 5}) {
-      CAPTURE(by_messages);
-      CAPTURE(p);
       SimOptions options;
       options.scratch_bytes = 4096;
       options.by_messages = by_messages;
-      SimWorld world(p, options);
-      Failures failures;
-      check_blockwise(world, {1500, 4099}, failures);
-      failures.report();
+      check_in_simulated_world(p, options, [](SimWorld& world, int, Failures& failures) {
+        check_blockwise(world, {1500, 4099}, failures);
+      });
     }
 }
 
@@ -176,52 +174,45 @@ TEST_CASE("allgather and reduce_scatter larger than the window run in batches") 
 TEST_CASE("rooted collectives back to back with changing roots, many in flight") {
   for (bool by_messages : {false, true})
     for (int p : {2, 3, 5}) {
-      CAPTURE(by_messages);
-      CAPTURE(p);
       SimOptions options;
       options.by_messages = by_messages;
-      SimWorld world(p, options);
-      Failures failures;
-      world.run([&](int rank, Communicator& comm) {
-        constexpr int kCalls = 40;
-        std::vector<std::vector<float>> buffers, inputs(kCalls), sums(kCalls);
-        std::vector<Future> futures;
-        for (int k = 0; k < kCalls; ++k) {
-          const int root = (k * 3) % p;
-          const std::size_t n = 64 + static_cast<std::size_t>(k);
-          buffers.push_back(rank == root ? make_input<float>(root, n, Op::sum) : std::vector<float>(n, -1.0f));
-          futures.push_back(comm.bcast(std::span<float>(buffers.back()), root));
-          if (k % 4 != 3) continue;  // a reduce to another root every fourth call
-          const auto i = static_cast<std::size_t>(k);
-          inputs[i] = make_input<float>(rank, n, Op::sum);
-          sums[i].resize(n);
-          futures.push_back(comm.reduce(std::span<const float>(inputs[i]), std::span<float>(sums[i]), Op::sum, (root + 1) % p));
-        }
-        for (auto& f : futures) wait_bounded(f, rank, "rooted calls back to back");
-        for (int k = 0; k < kCalls; ++k) {
-          const auto i = static_cast<std::size_t>(k);
-          if (buffers[i] != make_input<float>((k * 3) % p, buffers[i].size(), Op::sum))
-            failures.add("bcast " + std::to_string(k) + " wrong on rank " + std::to_string(rank));
-          if (k % 4 == 3 && rank == ((k * 3) % p + 1) % p && count_wrong(sums[i], p, Op::sum))
-            failures.add("reduce after bcast " + std::to_string(k) + " wrong at its root");
-        }
+      check_in_simulated_world(p, options, [p](SimWorld& world, int, Failures& failures) {
+        world.run([&](int rank, Communicator& comm) {
+          constexpr int kCalls = 40;
+          std::vector<std::vector<float>> buffers, inputs(kCalls), sums(kCalls);
+          std::vector<Future> futures;
+          for (int k = 0; k < kCalls; ++k) {
+            const int root = (k * 3) % p;
+            const std::size_t n = 64 + static_cast<std::size_t>(k);
+            buffers.push_back(rank == root ? make_input<float>(root, n, Op::sum) : std::vector<float>(n, -1.0f));
+            futures.push_back(comm.bcast(std::span<float>(buffers.back()), root));
+            if (k % 4 != 3) continue;  // a reduce to another root every fourth call
+            const auto i = static_cast<std::size_t>(k);
+            inputs[i] = make_input<float>(rank, n, Op::sum);
+            sums[i].resize(n);
+            futures.push_back(comm.reduce(std::span<const float>(inputs[i]), std::span<float>(sums[i]), Op::sum, (root + 1) % p));
+          }
+          for (auto& f : futures) wait_bounded(f, rank, "rooted calls back to back");
+          for (int k = 0; k < kCalls; ++k) {
+            const auto i = static_cast<std::size_t>(k);
+            if (buffers[i] != make_input<float>((k * 3) % p, buffers[i].size(), Op::sum))
+              failures.add("bcast " + std::to_string(k) + " wrong on rank " + std::to_string(rank));
+            if (k % 4 == 3 && rank == ((k * 3) % p + 1) % p && count_wrong(sums[i], p, Op::sum))
+              failures.add("reduce after bcast " + std::to_string(k) + " wrong at its root");
+          }
+        });
       });
-      failures.report();
     }
 }
 
 // Every rooted algorithm over ranks reached as by messages: no inline lines
 // or peer reads.
 TEST_CASE("reduce and bcast over ranks reached by messages: every algorithm, several roots and counts") {
-  for (int p : {2, 3}) {
-    CAPTURE(p);
-    SimOptions options;
-    options.by_messages = true;
-    SimWorld world(p, options);
-    Failures failures;
-    check_rooted(world, failures);
-    failures.report();
-  }
+  SimOptions options;
+  options.by_messages = true;
+  for (int p : {2, 3})
+    check_in_simulated_world(p, options,
+                             [](SimWorld& world, int, Failures& failures) { check_rooted(world, failures); });
 }
 
 // Peer reads fold in rank order: a non-commutative operator gives the
