@@ -482,7 +482,10 @@ TEST_CASE("auto_pap runs the ring for equal arrivals and the ticket chain after 
       comms[static_cast<std::size_t>(rank)] = comm;
     }
     for (int call = 0; call < 3; ++call) {
-      auto v = make_input<std::int32_t>(rank, 1000, Op::sum);
+      // 256 KiB: the model has the arrival board pay for itself here at both
+      // levels of the default profile (where it cannot, auto_pap runs auto's
+      // choice: config::arrival_stand_in).
+      auto v = make_input<std::int32_t>(rank, 65536, Op::sum);
       // Calls 1 and 2: the late rank calls 600 ms late, and only once every
       // other rank has entered (their straggler reports for this call exist),
       // so it holds the last ticket.

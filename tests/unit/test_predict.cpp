@@ -242,6 +242,39 @@ TEST_CASE("auto: the model's first choice for the call's size class") {
         chosen(Collective::allreduce, 1 << 20, earlybird::config::kModelRanks, true));
 }
 
+TEST_CASE("auto_pap's stand-in: auto's choice where its predicted time is within the arrival board's cost") {
+  using earlybird::config::arrival_stand_in;
+  const MachineProfile& profile = earlybird::config::machine_profile();  // defaults: both levels have a ticket cost
+  for (bool direct : {false, true})
+    for (int ranks : {2, 3, 4, 8}) {
+      bool board_paid = false;
+      for (std::size_t bytes = 8; bytes <= std::size_t{64} << 20; bytes *= 4) {
+        CAPTURE(direct);
+        CAPTURE(ranks);
+        CAPTURE(bytes);
+        const auto stand_in = arrival_stand_in(Collective::allreduce, bytes, ranks, true, direct);
+        if (stand_in) CHECK(stand_in->algorithm == chosen(Collective::allreduce, bytes, ranks, true, direct));
+        // Past the inline lines the class is bit_ceil(bytes) floats: the
+        // boundary is the model's fastest against the level's ticket.
+        if (bytes >= 4096) {
+          const LevelCosts& level = direct ? profile.node : profile.network;
+          const auto ranked = predict_all(Collective::allreduce, ranks, bytes / 4, 4, true, level);
+          CHECK(stand_in.has_value() == (ranked.front().seconds <= level.ticket));
+        }
+        // Larger calls never return to the stand-in once the board pays.
+        if (board_paid) CHECK_FALSE(stand_in);
+        board_paid = board_paid || !stand_in;
+      }
+      CHECK(board_paid);  // 64 MiB always takes the board
+    }
+  // A tiny call across nodes (network ticket: the board's round trips to
+  // rank 0) never takes it; nor one rank, nor no data.
+  CHECK(arrival_stand_in(Collective::allreduce, 8, 2, true, false));
+  CHECK(arrival_stand_in(Collective::allreduce, 8, 2, false, false));
+  CHECK_FALSE(arrival_stand_in(Collective::allreduce, 8, 1, true, false));
+  CHECK_FALSE(arrival_stand_in(Collective::allreduce, 0, 4, true, false));
+}
+
 // Round numbers: a call 1 us, a line 0.1 us, gamma 1e-10 s/B.
 LevelCosts inline_costs() {
   LevelCosts costs{CostModel{1e-6, 0, 1e-10, 1e-10, 0}, 5e-7};

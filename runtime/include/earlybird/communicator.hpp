@@ -227,7 +227,9 @@ class Communicator {
   std::optional<StragglerReport> straggler_report() const;
   // What the last arrival-ordered allreduce on this communicator ran, as this
   // rank saw it (algorithm, arrival order, pre-steps, and on the rank that
-  // decided the estimates it used); empty before the first one finished.
+  // decided the estimates it used); empty before the first one finished. An
+  // auto_pap call too small for the arrival board to pay (it ran auto's
+  // static choice instead) is not an arrival-ordered one here.
   std::optional<ArrivalDecision> last_decision() const;
 
   // --- warm-up. The first message between two processes across nodes pays

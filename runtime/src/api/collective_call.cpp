@@ -1,6 +1,7 @@
 #include "collective_call.hpp"
 
 #include <cstdio>
+#include <optional>
 
 namespace earlybird::detail {
 namespace {
@@ -18,16 +19,24 @@ bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size
 
 config::Choice choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log,
                                 int shared_cores, bool reads_peers) {
-  if (!call.options.algorithm.empty() && call.options.algorithm != "auto")
-    return {call.options.algorithm, call.options.segment_bytes};
+  const std::string& named = call.options.algorithm;
+  const coll::Algorithm* entry = named.empty() ? nullptr : coll::find_algorithm(call.collective, named);
+  const bool arrival_chosen = entry && entry->arrival == coll::ArrivalOrder::chosen;  // auto_pap
+  if (!named.empty() && named != "auto" && !arrival_chosen) return {named, call.options.segment_bytes};
   const bool commutative = !call.reduces() || call.op.commutative();
+  const std::size_t bytes = call.count * size_of(call.type);
   std::string explanation;
-  config::Choice chosen = config::default_algorithm(call.collective, call.count * size_of(call.type), ranks,
-                                                    commutative, direct, node_ranks, &explanation, shared_cores,
-                                                    reads_peers);
+  std::optional<config::Choice> chosen;
+  if (arrival_chosen)
+    chosen = config::arrival_stand_in(call.collective, bytes, ranks, commutative, direct, node_ranks, &explanation,
+                                      shared_cores, reads_peers);
+  else
+    chosen = config::default_algorithm(call.collective, bytes, ranks, commutative, direct, node_ranks, &explanation,
+                                       shared_cores, reads_peers);
+  if (!chosen) return {named, call.options.segment_bytes};  // auto_pap where the arrival board may pay
   if (log && !explanation.empty()) std::fputs(explanation.c_str(), stderr);
-  if (call.options.segment_bytes) chosen.segment_bytes = call.options.segment_bytes;
-  return chosen;
+  if (call.options.segment_bytes) chosen->segment_bytes = call.options.segment_bytes;
+  return *chosen;
 }
 
 std::string describe(const CollectiveCall& call, const std::string& algorithm, int rank, int ranks) {

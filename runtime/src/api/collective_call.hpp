@@ -41,6 +41,8 @@ struct CollectiveCall {
 // algorithm, else 0 (the algorithm's default). `log`: print the model's
 // choice and runners-up on stderr the first time it decides one.
 // `shared_cores`, `reads_peers`: config::default_algorithm's.
+// auto_pap runs auto's choice instead where the model says the arrival
+// board cannot pay for itself (config::arrival_stand_in).
 // Throws earlybird::Error when EARLYBIRD_PROFILE is malformed.
 config::Choice choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log = false,
                                 int shared_cores = 0, bool reads_peers = false);

@@ -174,9 +174,11 @@ std::size_t inline_limit(Collective collective, int ranks) {
 
 }  // namespace
 
-Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
-                         int node_ranks, std::string* explanation, int shared_cores, bool reads_peers) {
-  if (ranks <= 1 || bytes == 0) return {first_suitable(collective, commutative)};
+namespace {
+
+// The class a call of these arguments belongs to (default_algorithm).
+ChoiceKey key_for(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct, int node_ranks,
+                  int shared_cores, bool reads_peers) {
   const int model_ranks = std::min(ranks, kModelRanks);
   const bool nodes_fit = node_ranks > 0 && node_ranks < model_ranks && model_ranks % node_ranks == 0;
   // The model's ranks stand for the communicator's: they share the cores
@@ -187,11 +189,39 @@ Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bo
   const bool fits_inline = direct && bytes <= inline_limit(collective, ranks);
   const std::size_t class_bytes =
       fits_inline ? std::min(std::bit_ceil(bytes), inline_limit(collective, model_ranks)) : std::bit_ceil(bytes);
-  const ChoiceKey key{collective,  model_ranks, class_bytes, commutative, direct, nodes_fit ? node_ranks : 0,
-                      direct ? model_cores : 0, direct && reads_peers, fits_inline};
-  const auto& ranked = ranking(key, explanation);
+  return ChoiceKey{collective,  model_ranks, class_bytes, commutative, direct, nodes_fit ? node_ranks : 0,
+                   direct ? model_cores : 0, direct && reads_peers, fits_inline};
+}
+
+}  // namespace
+
+Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
+                         int node_ranks, std::string* explanation, int shared_cores, bool reads_peers) {
+  if (ranks <= 1 || bytes == 0) return {first_suitable(collective, commutative)};
+  const auto& ranked =
+      ranking(key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers), explanation);
   if (ranked.empty()) return {};
   return {std::string(ranked.front().algorithm), ranked.front().segment_bytes};
+}
+
+std::optional<Choice> arrival_stand_in(Collective collective, std::size_t bytes, int ranks, bool commutative,
+                                       bool direct, int node_ranks, std::string* explanation, int shared_cores,
+                                       bool reads_peers) {
+  if (ranks <= 1 || bytes == 0) return std::nullopt;
+  const ChoiceKey key = key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers);
+  const double board_s = costs_for(key, machine_profile()).ticket;
+  const auto& ranked = ranking(key, nullptr);
+  if (ranked.empty() || board_s <= 0 || ranked.front().seconds > board_s) return std::nullopt;
+  if (explanation) {
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "earlybird: arrival order for %s, P = %d, up to %zu B (%s): %s, predicted %.1f us, takes no longer "
+                  "than the arrival board's %.1f us: it runs without the board\n",
+                  coll::to_string(collective), ranks, key.bytes, level_of(key).c_str(),
+                  std::string(ranked.front().algorithm).c_str(), ranked.front().seconds * 1e6, board_s * 1e6);
+    *explanation = line;
+  }
+  return Choice{std::string(ranked.front().algorithm), ranked.front().segment_bytes};
 }
 
 std::size_t rankings_made() { return classes_ranked.load(std::memory_order_relaxed); }

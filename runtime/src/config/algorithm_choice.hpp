@@ -10,6 +10,7 @@
 #include <earlybird/collectives/predict.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -61,6 +62,21 @@ struct Choice {
 Choice default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
                          bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
                          int shared_cores = 0, bool reads_peers = false);
+
+// What auto_pap runs where no arrival order can pay for deciding one: the
+// model's fastest static algorithm for the call (default_algorithm's
+// choice), where it is predicted to take no longer than the arrival board
+// costs at that level (coll::LevelCosts::ticket: the ticket and decision
+// round trips). With one rank late by D, a static algorithm ends about its
+// own time after D and an arrival-ordered one at least the board's after D,
+// so the most an order can save is the static algorithm's time, which the
+// board's round trips then exceed. A pure function of the arguments and the
+// process's profile, as default_algorithm, so every rank agrees.
+// std::nullopt: the board may pay (or the profile has no ticket cost);
+// `explanation`, when given, receives why the board is skipped.
+std::optional<Choice> arrival_stand_in(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
+                                       bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
+                                       int shared_cores = 0, bool reads_peers = false);
 
 // Every choice default_algorithm makes with these arguments after the
 // call's own — each collective, both commutativities where it reduces,

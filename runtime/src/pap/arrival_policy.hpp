@@ -10,7 +10,9 @@
 // arrival_prr (ticket)           rank order (k = presteps_all_ahead)
 // arrival_greedy (ticket)        rank order (the last ticket joins last)
 // auto_pap (chosen)              ring / pre_reduced_ring / sorted_linear_tree / arrival_chain
-//                                (over nodes: ring / arrival_chain, whose ticket order keeps nodes whole)
+//                                (over nodes: ring / arrival_chain, whose ticket order keeps nodes whole);
+//                                a call whose static choice costs less than the board never comes here:
+//                                it runs that choice (config::arrival_stand_in)
 //
 // Missing estimates (a rank never called edge(), or called it too late for
 // this decision): known estimates first, by (estimate, rank); the missing
