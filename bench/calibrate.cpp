@@ -31,7 +31,9 @@
 //   coll::fit_inline_lines once gamma is measured;
 // - ticket, the arrival board's cost per arrival-ordered call: arrival_chain
 //   allreduces at the latency sizes, every rank on time, against their
-//   schedule's prediction (coll::fit_ticket) once the rest is fitted.
+//   schedule's prediction (coll::fit_board_cost) once the rest is fitted;
+//   then decision, what a published decision adds: pre_reduced_ring
+//   allreduces (the first arrival decides, the others read it) the same way.
 // Every call's result is checked against the MPI library's; a wrong one fails
 // the job (exit 2) and writes no profile.
 #include <mpi.h>
@@ -60,6 +62,7 @@ constexpr std::size_t kElemBytes = sizeof(float);
 constexpr std::array<const char*, 4> kLatencyAlgorithms{"recursive_doubling", "rabenseifner", "binomial", "ring"};
 constexpr std::array<std::size_t, 2> kLatencyBytes{8, 4096};
 constexpr const char* kTicketAlgorithm = "arrival_chain";
+constexpr const char* kDecisionAlgorithm = "pre_reduced_ring";
 constexpr std::array<const char*, 3> kBandwidthAlgorithms{"ring", "rabenseifner", "recursive_doubling"};
 constexpr std::array<std::size_t, 4> kBandwidthBytes{64u << 10, 1u << 20, 4u << 20, 16u << 20};
 constexpr std::array<std::size_t, 4> kInlineBytes{8, 112, 280, coll::kInlineLinesBytes};
@@ -159,6 +162,24 @@ void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCo
   if (rank == 0) std::printf("# %d of %d predictions within 25 %% of the measured time\n", within, total);
 }
 
+// The arrival board's costs: ticket from the ticket-bound entry, then
+// decision from the decided one (whose prediction includes the ticket).
+void fit_board(Communicator& comm, int ranks, const CalibrateOptions& o, Totals& totals, coll::LevelCosts& costs) {
+  const struct {
+    const char* algorithm;
+    double coll::LevelCosts::*cost;
+    const char* what;
+  } parts[] = {{kTicketAlgorithm, &coll::LevelCosts::ticket, "ticket"},
+               {kDecisionAlgorithm, &coll::LevelCosts::decision, "decision"}};
+  for (const auto& part : parts) {
+    const std::vector<coll::TimedAllreduce> calls = measure_all(comm, {part.algorithm}, kLatencyBytes, o, totals);
+    const double error = coll::fit_board_cost(calls, ranks, costs, part.cost);
+    if (comm.rank() == 0)
+      std::printf("# arrival board: %s %.3g s per %s call (RMS relative error %.2f over %zu calls)\n", part.what,
+                  costs.*part.cost, part.algorithm, error, calls.size());
+  }
+}
+
 void write_profile(const CalibrateOptions& o, const coll::MachineProfile& profile, const std::string& level,
                    int ranks) {
   std::ofstream out(o.output);
@@ -216,11 +237,7 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
         std::printf("# inline lines: inline_call %.3g s, inline_line %.3g s (RMS relative error %.2f over %zu calls)\n",
                     costs.inline_call, costs.inline_line, error, lines.size());
     }
-    const std::vector<coll::TimedAllreduce> arrivals = measure_all(comm, {kTicketAlgorithm}, kLatencyBytes, o, totals);
-    const double error = coll::fit_ticket(arrivals, ranks, costs);
-    if (rank == 0)
-      std::printf("# arrival board: ticket %.3g s per arrival-ordered call (RMS relative error %.2f over %zu calls)\n",
-                  costs.ticket, error, arrivals.size());
+    fit_board(comm, ranks, o, totals, costs);
   }
   if (rank == 0 && costs.model.cores == 0) {
     std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B, per_step %.3g s, "

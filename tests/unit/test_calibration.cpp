@@ -237,27 +237,35 @@ TEST_CASE("fit_inline_lines recovers the inline costs that generated inline_flag
   CHECK(costs.inline_call == 0);
 }
 
-TEST_CASE("fit_ticket recovers the board's cost that generated arrival_chain times, the rest kept") {
+TEST_CASE("fit_board_cost recovers the board's ticket and decision that generated the arrival entries' times") {
   for (int ranks : {2, 4, 16}) {
     CAPTURE(ranks);
     LevelCosts truth = one_regime();
     truth.ticket = 4e-6;
-    std::vector<TimedAllreduce> calls;
-    for (std::size_t bytes : kLatencyBytes)
-      calls.push_back({"arrival_chain", bytes,
-                       predict_entry(Collective::allreduce, *find_algorithm(Collective::allreduce, "arrival_chain"),
-                                     ranks, bytes / 4, 4, truth)});
+    truth.decision = 3e-6;
+    auto timed = [&](const char* name) {
+      std::vector<TimedAllreduce> calls;
+      for (std::size_t bytes : kLatencyBytes)
+        calls.push_back({name, bytes,
+                         predict_entry(Collective::allreduce, *find_algorithm(Collective::allreduce, name), ranks,
+                                       bytes / 4, 4, truth)});
+      return calls;
+    };
     LevelCosts fitted = truth;
-    fitted.ticket = 1;  // what the profile started with does not count
-    CHECK(fit_ticket(calls, ranks, fitted) < 1e-9);
+    fitted.ticket = fitted.decision = 1;  // what the profile started with does not count
+    CHECK(fit_board_cost(timed("arrival_chain"), ranks, fitted, &LevelCosts::ticket) < 1e-9);
     CHECK(fitted.ticket == relative(truth.ticket, 1e-6));
+    CHECK(fitted.decision == 1);  // a ticket-bound entry pays no decision
+    CHECK(fit_board_cost(timed("pre_reduced_ring"), ranks, fitted, &LevelCosts::decision) < 1e-9);
+    CHECK(fitted.decision == relative(truth.decision, 1e-6));
     CHECK(fitted.model == truth.model);
     CHECK(fitted.per_call == truth.per_call);
   }
-  // Calls faster than their schedule: no negative ticket.
+  // Calls faster than their schedule: no negative cost.
   LevelCosts costs = one_regime();
-  fit_ticket({{"arrival_chain", 8, 1e-9}}, 2, costs);
+  fit_board_cost({{"arrival_chain", 8, 1e-9}}, 2, costs, &LevelCosts::ticket);
   CHECK(costs.ticket == 0);
-  CHECK(fit_ticket({}, 2, costs) == 0);
-  CHECK_THROWS_AS(fit_ticket({{"no_such_algorithm", 8, 1e-6}}, 2, costs), std::invalid_argument);
+  CHECK(fit_board_cost({}, 2, costs, &LevelCosts::ticket) == 0);
+  CHECK_THROWS_AS(fit_board_cost({{"no_such_algorithm", 8, 1e-6}}, 2, costs, &LevelCosts::ticket),
+                  std::invalid_argument);
 }

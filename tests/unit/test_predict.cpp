@@ -171,6 +171,7 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   profile.network.per_call = 7e-6;
   profile.node.wake = 4.5e-6;
   profile.network.ticket = 2.5e-4;
+  profile.network.decision = 1.5e-4;
   profile.node.memory = {4194304, 2.5e-10, 7.5e-11, 6.5e-11};
   const MachineProfile read = read_profile(written("# calibrated\n" + format_profile(profile)));
   CHECK(read.node.model.alpha == relative(1.25e-6));
@@ -178,6 +179,7 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   CHECK(read.network.per_call == relative(7e-6));
   CHECK(read.node.wake == relative(4.5e-6));
   CHECK(read.network.ticket == relative(2.5e-4));
+  CHECK(read.network.decision == relative(1.5e-4));
   CHECK(read.node.model.gamma == relative(profile.node.model.gamma));
   CHECK(read.node.memory.from_bytes == relative(4194304, 1e-3));  // written to 4 digits
   CHECK(read.node.memory.beta == relative(2.5e-10));
@@ -259,7 +261,7 @@ TEST_CASE("auto_pap's stand-in: auto's choice where its predicted time is within
         if (bytes >= 4096) {
           const LevelCosts& level = direct ? profile.node : profile.network;
           const auto ranked = predict_all(Collective::allreduce, ranks, bytes / 4, 4, true, level);
-          CHECK(stand_in.has_value() == (ranked.front().seconds <= level.ticket));
+          CHECK(stand_in.has_value() == (ranked.front().seconds <= board_cost(allreduce("auto_pap"), level)));
         }
         // Larger calls never return to the stand-in once the board pays.
         if (board_paid) CHECK_FALSE(stand_in);
@@ -338,13 +340,21 @@ TEST_CASE("inline_flags: on the lines where the call fits them and they were mea
   CHECK(predict_entry(Collective::allreduce, entry, 8, 2, 4, costs) == relative(predict(entry, 8, 2, 4, costs)));
 }
 
-TEST_CASE("predict_entry: an arrival-ordered entry pays the board's ticket beyond its schedule, no other does") {
+TEST_CASE("predict_entry: an arrival-ordered entry pays the board's ticket beyond its schedule, a decided one its "
+          "decision too, no other entry either") {
   LevelCosts costs{CostModel{1e-6, 1e-9, 1e-10, 1e-10, 0}, 2e-6};
   costs.ticket = 3e-5;
-  for (const char* name : {"arrival_chain", "arrival_prr", "arrival_greedy", "sorted_linear_tree", "pre_reduced_ring"}) {
+  costs.decision = 2e-5;
+  for (const char* name : {"arrival_chain", "arrival_prr", "arrival_greedy"}) {
     CAPTURE(name);
     const Algorithm& a = allreduce(name);
     CHECK(predict_entry(Collective::allreduce, a, 4, 1000, 4, costs) == relative(predict(a, 4, 1000, 4, costs) + 3e-5));
+  }
+  for (const char* name : {"sorted_linear_tree", "pre_reduced_ring", "auto_pap"}) {
+    CAPTURE(name);
+    const Algorithm& a = allreduce(name);
+    CHECK(board_cost(a, costs) == relative(5e-5));
+    CHECK(predict_entry(Collective::allreduce, a, 4, 1000, 4, costs) == relative(predict(a, 4, 1000, 4, costs) + 5e-5));
   }
   const Algorithm& ring = allreduce("ring");
   CHECK(predict_entry(Collective::allreduce, ring, 4, 1000, 4, costs) == predict(ring, 4, 1000, 4, costs));

@@ -250,8 +250,9 @@ double fit_inline_lines(const std::vector<TimedAllreduce>& calls, int ranks, Lev
   return std::sqrt(fit.residual / static_cast<double>(calls.size()));
 }
 
-double fit_ticket(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs) {
-  costs.ticket = 0;
+double fit_board_cost(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs,
+                      double LevelCosts::*board) {
+  costs.*board = 0;
   std::vector<double> schedule, measured;
   for (const TimedAllreduce& call : calls) {
     const Algorithm* algorithm = find_algorithm(Collective::allreduce, call.algorithm);
@@ -259,16 +260,16 @@ double fit_ticket(const std::vector<TimedAllreduce>& calls, int ranks, LevelCost
     schedule.push_back(predict_entry(Collective::allreduce, *algorithm, ranks, call.bytes / kElemBytes, kElemBytes, costs));
     measured.push_back(call.seconds);
   }
-  // Each relative error is (schedule + ticket) / measured - 1: linear in
-  // the ticket, whose coefficient is 1 / measured.
+  // Each relative error is (schedule + cost) / measured - 1: linear in the
+  // cost, whose coefficient is 1 / measured.
   double num = 0, den = 0;
   for (std::size_t i = 0; i < calls.size(); ++i) {
     num += (measured[i] - schedule[i]) / (measured[i] * measured[i]);
     den += 1 / (measured[i] * measured[i]);
   }
-  costs.ticket = den > 0 ? std::max(0.0, num / den) : 0;
+  costs.*board = den > 0 ? std::max(0.0, num / den) : 0;
   double sum = 0;
-  for (std::size_t i = 0; i < calls.size(); ++i) sum += std::pow((schedule[i] + costs.ticket) / measured[i] - 1, 2);
+  for (std::size_t i = 0; i < calls.size(); ++i) sum += std::pow((schedule[i] + costs.*board) / measured[i] - 1, 2);
   return calls.empty() ? 0 : std::sqrt(sum / static_cast<double>(calls.size()));
 }
 

@@ -37,10 +37,11 @@ double& field_named(LevelCosts& costs, std::string_view key) {
   if (key == "inline_call") return costs.inline_call;
   if (key == "inline_line") return costs.inline_line;
   if (key == "ticket") return costs.ticket;
+  if (key == "decision") return costs.decision;
   throw std::invalid_argument("unknown key '" + std::string(key) +
                               "' (alpha, beta, gamma, copy, per_step, per_call, wake, memory_from, memory_beta, "
                               "memory_gamma, memory_copy, peer_read, memory_peer_read, read_call, inline_call, "
-                              "inline_line, ticket)");
+                              "inline_line, ticket, decision)");
 }
 
 std::string trimmed(const std::string& text) {
@@ -76,7 +77,8 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
       << level << ".read_call = " << c.read_call << '\n'
       << level << ".inline_call = " << c.inline_call << '\n'
       << level << ".inline_line = " << c.inline_line << '\n'
-      << level << ".ticket = " << c.ticket << '\n';
+      << level << ".ticket = " << c.ticket << '\n'
+      << level << ".decision = " << c.decision << '\n';
 }
 
 }  // namespace
@@ -113,12 +115,19 @@ MachineProfile default_profile() {
   // ticket: arrival_chain at 8 B and 4 KiB, P = 2, the fast phase
   // (calibrations in slow phases fitted 0.64-2.96 us), 2026-11-27.
   profile.node.ticket = 8e-7;
+  // decision: pre_reduced_ring's excess over its schedule and the ticket,
+  // eb-bench calibrate, P = 2 (0.78 and 0.87 us in two runs), 2026-11-28.
+  profile.node.decision = 8e-7;
   // The same, 2 emulated hosts x 1 rank, 1 Gbit/s (scripts/cluster.sh), 2026-11-24.
   profile.network = {CostModel{1.17e-5, 6.81e-9, 5.57e-11, 4.47e-11, 0}, 1.25e-5};
   // ticket: the same hosts, eb-bench calibrate, 2026-11-27 (the board's
   // round trips to rank 0 over the point-to-point transport; 106-123 us in
   // two runs once the arrival record was posted, 221 us before).
   profile.network.ticket = 1.1e-4;
+  // decision: the same hosts, eb-bench calibrate (104, 140 and 160 us in
+  // three runs: the first arrival's published decision read from rank 0's
+  // board), 2026-11-28.
+  profile.network.decision = 1.4e-4;
   return profile;
 }
 
@@ -336,8 +345,17 @@ double predict_entry(Collective collective, const Algorithm& algorithm, int rank
   if (algorithm.executor == Executor::inline_lines && paths.inline_lines &&
       fits_inline_lines(collective, ranks, count, elem_bytes))
     return predict_inline_lines(collective, ranks, count, elem_bytes, costs);
-  const double board = algorithm.arrival != ArrivalOrder::none ? costs.ticket : 0;
-  return predict(algorithm, ranks, count, elem_bytes, costs, segment_elems) + board;
+  return predict(algorithm, ranks, count, elem_bytes, costs, segment_elems) + board_cost(algorithm, costs);
+}
+
+double board_cost(const Algorithm& algorithm, const LevelCosts& costs) {
+  switch (algorithm.arrival) {
+    case ArrivalOrder::none: return 0;
+    case ArrivalOrder::ticket: return costs.ticket;
+    case ArrivalOrder::estimated:
+    case ArrivalOrder::chosen: return costs.ticket + costs.decision;
+  }
+  return 0;
 }
 
 std::vector<std::size_t> segment_candidates(const Algorithm& algorithm, std::size_t buffer_bytes) {

@@ -21,9 +21,11 @@ config::Choice choose_algorithm(const CollectiveCall& call, int ranks, bool dire
                                 int shared_cores, bool reads_peers) {
   const std::string& named = call.options.algorithm;
   const coll::Algorithm* entry = named.empty() ? nullptr : coll::find_algorithm(call.collective, named);
-  const bool arrival_chosen = entry && entry->arrival == coll::ArrivalOrder::chosen;  // auto_pap
-  if (!named.empty() && named != "auto" && !arrival_chosen) return {named, call.options.segment_bytes};
   const bool commutative = !call.reduces() || call.op.commutative();
+  // auto_pap; with an operator it cannot take it is refused as named (shape_problem).
+  const bool arrival_chosen =
+      entry && entry->arrival == coll::ArrivalOrder::chosen && (commutative || !entry->needs_commutative);
+  if (!named.empty() && named != "auto" && !arrival_chosen) return {named, call.options.segment_bytes};
   const std::size_t bytes = call.count * size_of(call.type);
   std::string explanation;
   std::optional<config::Choice> chosen;

@@ -209,7 +209,11 @@ std::optional<Choice> arrival_stand_in(Collective collective, std::size_t bytes,
                                        bool reads_peers) {
   if (ranks <= 1 || bytes == 0) return std::nullopt;
   const ChoiceKey key = key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers);
-  const double board_s = costs_for(key, machine_profile()).ticket;
+  const coll::Algorithm* arrival_chosen = nullptr;
+  for (const coll::Algorithm& a : coll::algorithms(collective))
+    if (a.arrival == coll::ArrivalOrder::chosen) arrival_chosen = &a;
+  if (!arrival_chosen) return std::nullopt;
+  const double board_s = coll::board_cost(*arrival_chosen, costs_for(key, machine_profile()));
   const auto& ranked = ranking(key, nullptr);
   if (ranked.empty() || board_s <= 0 || ranked.front().seconds > board_s) return std::nullopt;
   if (explanation) {

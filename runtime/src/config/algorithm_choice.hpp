@@ -66,11 +66,11 @@ Choice default_algorithm(coll::Collective collective, std::size_t bytes, int ran
 // What auto_pap runs where no arrival order can pay for deciding one: the
 // model's fastest static algorithm for the call (default_algorithm's
 // choice), where it is predicted to take no longer than the arrival board
-// costs at that level (coll::LevelCosts::ticket: the ticket and decision
-// round trips). With one rank late by D, a static algorithm ends about its
-// own time after D and an arrival-ordered one at least the board's after D,
-// so the most an order can save is the static algorithm's time, which the
-// board's round trips then exceed. A pure function of the arguments and the
+// costs auto_pap at that level (coll::board_cost: the profile's ticket and
+// decision). With one rank late by D, a static algorithm ends about its own
+// time after D and an arrival-ordered one no sooner than the board's cost
+// after D, so an order can save at most the static algorithm's time, which
+// the board then costs more than. A pure function of the arguments and the
 // process's profile, as default_algorithm, so every rank agrees.
 // std::nullopt: the board may pay (or the profile has no ticket cost);
 // `explanation`, when given, receives why the board is skipped.

@@ -71,12 +71,15 @@ double fit_peer_reads(const std::vector<TimedAllreduce>& calls, int ranks, Level
 // the fit's RMS relative error.
 double fit_inline_lines(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
 
-// costs.ticket from `calls`, allreduces of arrival-ordered entries with
-// every rank on time (predict_entry; every other parameter kept): least
+// One of the arrival board's costs, costs.*board (LevelCosts::ticket from
+// ticket-bound entries, then LevelCosts::decision from decided ones), from
+// `calls`, allreduces of such entries with every rank on time
+// (predict_entry, which adds board_cost; every other parameter kept): least
 // squares of the relative error through 0 of what each call took beyond its
-// schedule's prediction, 0 where that is negative. Returns the fit's RMS
-// relative error.
-double fit_ticket(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
+// prediction without this cost, 0 where that is negative. Returns the fit's
+// RMS relative error.
+double fit_board_cost(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs,
+                      double LevelCosts::*board);
 
 // Where `cores` CPUs serve `ranks` ranks (fewer cores than ranks): sets
 // costs.cores to `cores` and fits costs.wake, the switch between ranks

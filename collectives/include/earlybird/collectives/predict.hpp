@@ -57,6 +57,11 @@ struct LevelCosts {
   // operations on rank 0's window, round trips over the point-to-point
   // transport). predict_entry adds it.
   double ticket = 0;
+  // The entries a published decision binds (arrival `estimated` and
+  // `chosen`: the first rank to arrive decides and publishes, every other
+  // rank reads the decision from rank 0's board): seconds each call spends
+  // on that beyond `ticket` (board_cost).
+  double decision = 0;
   // Where a node's ranks share model.cores CPUs (shares_cores): each time a
   // rank is woken for a peer's data costs `wake` (the switch from one rank
   // to another: the kernel's scheduling, the caches refilled).
@@ -162,11 +167,17 @@ struct DirectPaths {
 // predict_peer_reads for the peer_reads executor, predict_inline_lines for
 // the inline one where `paths` has the lines and the call fits them, else
 // predict (the entry's schedule, which is what runs without its path); an
-// arrival-ordered entry also pays costs.ticket. `segment_elems` as for
+// arrival-ordered entry also pays board_cost. `segment_elems` as for
 // predict (schedules only).
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
                      std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths = {},
                      std::size_t segment_elems = 0);
+
+// What `algorithm` spends on the arrival board beyond its schedule:
+// costs.ticket for an arrival-ordered entry, plus costs.decision where a
+// published decision binds it (arrival `estimated` and `chosen`); 0 for the
+// rest.
+double board_cost(const Algorithm& algorithm, const LevelCosts& costs);
 
 struct Prediction {
   std::string_view algorithm;
