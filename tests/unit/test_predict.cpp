@@ -277,6 +277,33 @@ TEST_CASE("auto_pap's stand-in: auto's choice where its predicted time is within
   CHECK_FALSE(arrival_stand_in(Collective::allreduce, 0, 4, true, false));
 }
 
+TEST_CASE("fastest_schedule: the model's fastest allreduce that runs a plan, the ring without data") {
+  using earlybird::config::fastest_schedule;
+  const MachineProfile& profile = earlybird::config::machine_profile();
+  for (bool direct : {false, true})
+    for (int ranks : {2, 3, 4, 8})
+      for (std::size_t bytes : {std::size_t{8192}, std::size_t{65536}, std::size_t{4} << 20}) {
+        CAPTURE(direct);
+        CAPTURE(ranks);
+        CAPTURE(bytes);
+        const Algorithm& got = fastest_schedule(bytes, ranks, direct);
+        CHECK(got.executor == Executor::steps);
+        CHECK(got.arrival == ArrivalOrder::none);
+        // Past the inline lines and without peer reads every candidate runs a
+        // plan: the model's first choice.
+        const auto ranked = predict_all(Collective::allreduce, ranks, bytes / 4, 4, true,
+                                        direct ? profile.node : profile.network);
+        CHECK(got.name == ranked.front().algorithm);
+      }
+  // Where the inline lines win, the fastest entry that runs a plan instead.
+  CHECK(chosen(Collective::allreduce, 8, 2, true, true) == "inline_flags");
+  const Algorithm& tiny = fastest_schedule(8, 2, true);
+  CHECK(tiny.executor == Executor::steps);
+  CHECK(tiny.name != "inline_flags");
+  CHECK(fastest_schedule(0, 4).name == "ring");
+  CHECK(fastest_schedule(8, 1).name == "ring");
+}
+
 // Round numbers: a call 1 us, a line 0.1 us, gamma 1e-10 s/B.
 LevelCosts inline_costs() {
   LevelCosts costs{CostModel{1e-6, 0, 1e-10, 1e-10, 0}, 5e-7};

@@ -36,6 +36,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace earlybird::detail {
@@ -168,6 +169,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     // for them and this communicator can.
     coll::Executor executor = coll::Executor::steps;
     std::shared_ptr<Binding> static_binding;  // null for arrival-ordered algorithms
+    // auto_pap: what it runs where arrival order buys nothing
+    // (config::fastest_schedule); the ring otherwise.
+    std::string_view balanced = "ring";
   };
   // Everything preparing a shape depends on beyond the call: prepare() and
   // its helpers are static and read only this (and the plan cache, itself

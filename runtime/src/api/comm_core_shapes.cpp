@@ -57,7 +57,7 @@ std::shared_ptr<Binding> CommCore::binding_for(const Prepared& p, const PlanCach
       engine_->run_in_background(build);
     return pending;
   };
-  return arrival_.binding(*p.info, call, arrival_us, key.count * key.elem_bytes, plan_of);
+  return arrival_.binding(*p.info, call, arrival_us, key.count * key.elem_bytes, p.balanced, plan_of);
 }
 
 // How many shapes a communicator remembers, least recently used first out.
@@ -162,6 +162,10 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall
   p->invalid = shape_problem(call, p->algorithm, context.ranks);
   if (!p->invalid.empty()) return p;
   p->info = coll::find_algorithm(call.collective, p->algorithm);
+  if (p->info->arrival == coll::ArrivalOrder::chosen)
+    p->balanced = config::fastest_schedule(call.count * size_of(call.type), context.ranks, context.direct,
+                                           context.node_ranks, context.shared_cores, context.reads_peers)
+                      .name;
   p->signature = signature_of(call, p->algorithm);
   p->timeout = call.options.timeout.count() > 0 ? call.options.timeout : std::chrono::milliseconds(context.timeout_ms);
   p->straggler_after = call.options.straggler_after.count() > 0
@@ -202,7 +206,9 @@ void CommCore::plan_batches(Prepared& p, const ShapeContext& context, PlanCache&
     p.batch_plans.push_back(nullptr);
     return;
   }
-  const std::size_t wanted = call.count == 0 ? 1 : by_arrival ? plans.arrival_batch_count(key) : plans.batch_count(key);
+  const std::size_t wanted = call.count == 0 ? 1
+                             : by_arrival   ? plans.arrival_batch_count(key, p.balanced)
+                                            : plans.batch_count(key);
   p.per_batch = call.count == 0 ? 0 : (call.count + wanted - 1) / wanted;
   const std::size_t batches = call.count == 0 ? 1 : (call.count + p.per_batch - 1) / p.per_batch;
   for (std::size_t b = 0; b < batches; ++b) {

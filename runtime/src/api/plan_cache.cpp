@@ -69,9 +69,11 @@ std::size_t PlanCache::batch_count(Key key) {
 }
 
 // Every candidate at its default parameters.
-std::size_t PlanCache::arrival_batch_count(Key key) {
+std::size_t PlanCache::arrival_batch_count(Key key, std::string_view balanced) {
   key.algorithm = "ring";
   std::size_t batches = batch_count(key);
+  key.algorithm = std::string(balanced);
+  batches = std::max(batches, batch_count(key));
   for (const coll::Algorithm& a : coll::algorithms(key.collective)) {
     if (!pap::arrival_ordered(a)) continue;
     key.algorithm = std::string(a.name);

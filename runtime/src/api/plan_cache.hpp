@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace earlybird::detail {
@@ -54,8 +55,9 @@ class PlanCache {
   // Deterministic, so all ranks agree. Throws when no batching helps.
   std::size_t batch_count(Key key);
   // The batches of an arrival-ordered call: enough for whichever algorithm
-  // its decision may pick (the ring and every arrival-ordered entry).
-  std::size_t arrival_batch_count(Key key);
+  // its decision may pick (the ring, `balanced` — auto_pap's static choice
+  // — and every arrival-ordered entry).
+  std::size_t arrival_batch_count(Key key, std::string_view balanced);
 
  private:
   int ranks_;

@@ -228,6 +228,18 @@ std::optional<Choice> arrival_stand_in(Collective collective, std::size_t bytes,
   return Choice{std::string(ranked.front().algorithm), ranked.front().segment_bytes};
 }
 
+const coll::Algorithm& fastest_schedule(std::size_t bytes, int ranks, bool direct, int node_ranks, int shared_cores,
+                                        bool reads_peers) {
+  if (ranks > 1 && bytes > 0) {
+    const ChoiceKey key =
+        key_for(Collective::allreduce, bytes, ranks, true, direct, node_ranks, shared_cores, reads_peers);
+    for (const coll::Prediction& p : ranking(key, nullptr))
+      if (const coll::Algorithm* a = coll::find_algorithm(Collective::allreduce, p.algorithm); a && a->executor == coll::Executor::steps)
+        return *a;
+  }
+  return *coll::find_algorithm(Collective::allreduce, "ring");
+}
+
 std::size_t rankings_made() { return classes_ranked.load(std::memory_order_relaxed); }
 
 void decide_ahead(int ranks, bool direct, int node_ranks, int shared_cores, bool reads_peers) {

@@ -78,6 +78,15 @@ std::optional<Choice> arrival_stand_in(coll::Collective collective, std::size_t 
                                        bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
                                        int shared_cores = 0, bool reads_peers = false);
 
+// The model's fastest allreduce for the call (commutative operator) among
+// the entries that run a plan's steps without an arrival order: what
+// auto_pap runs where arrival order buys nothing (pap::decide's
+// `balanced`; an arrival-ordered call runs a plan, never the inline lines
+// or peer reads). The ring for one rank or no data, or where no such entry
+// ranks. Every rank agrees, as for default_algorithm.
+const coll::Algorithm& fastest_schedule(std::size_t bytes, int ranks, bool direct = false, int node_ranks = 0,
+                                        int shared_cores = 0, bool reads_peers = false);
+
 // Every choice default_algorithm makes with these arguments after the
 // call's own — each collective, both commutativities where it reduces,
 // every size class from 1 B to kDecidedAheadBytes and, on a direct

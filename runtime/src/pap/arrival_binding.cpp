@@ -27,7 +27,7 @@ bool ArrivalBinding::begin() {
   } else if (ticket_ == 0) {
     seen_ = Observations{board.estimates(setup_.call), epoch_ == 0 ? unknown_times(ranks) : board.arrivals(epoch_ - 1),
                          session_->node_ranks()};
-    decision_ = decide(*setup_.requested, seen_, setup_.timing);
+    decision_ = decide(*setup_.requested, seen_, setup_.timing, setup_.balanced);
     board.publish_decision(epoch_, *decision_);
     if (session_->verbose()) log_decision();
   }

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <optional>
 #include <vector>
 
@@ -47,6 +48,7 @@ class ArrivalBinding final : public Binding {
     std::uint64_t call = 0;        // the collective call it belongs to (estimates are per call)
     std::int64_t arrival_us = 0;   // when the user called, global time
     Timing timing;
+    std::string_view balanced = "ring";  // decide()'s: a catalogue name (static storage)
     PlanFor plan_for;
   };
   ArrivalBinding(ArrivalSession& session, Setup setup);

@@ -40,19 +40,20 @@ Decision in_rank_order(std::string_view algorithm, std::size_t ranks) {
 }
 
 // auto_pap: with every estimate, a balanced spread (within one ring step)
-// runs the ring, a spread beyond a whole balanced ring the sorted linear
+// runs `balanced` (the model's fastest static schedule: where no order
+// pays, what auto runs), a spread beyond a whole balanced ring the sorted linear
 // tree (a late rank then only reduces and forwards), anything between the
 // pre-reduced ring; without every estimate, the last epoch's arrival spread
-// picks the ring or the ticket-ordered chain. Over nodes the estimate
+// picks `balanced` or the ticket-ordered chain. Over nodes the estimate
 // orders would split the nodes: an unbalanced spread runs the ticket-ordered
 // chain, which keeps them whole (arrival_positions).
-Decision choose_auto(const Observations& seen, const Timing& timing) {
+Decision choose_auto(const Observations& seen, const Timing& timing, std::string_view balanced) {
   const std::size_t ranks = seen.estimates.size();
   const EstimatedOrder estimated = order_by_estimate(seen.estimates);
   const bool over_nodes = seen.node_ranks > 1 && static_cast<std::size_t>(seen.node_ranks) < ranks;
   if (estimated.complete) {
     const double spread = spread_us(seen.estimates);
-    if (spread <= timing.tau_us) return in_rank_order("ring", ranks);
+    if (spread <= timing.tau_us) return in_rank_order(balanced, ranks);
     if (over_nodes) return in_rank_order("arrival_chain", ranks);
     if (spread > timing.ring_us) return bound_by_estimates("sorted_linear_tree", estimated, timing);
     return bound_by_estimates("pre_reduced_ring", estimated, timing);
@@ -61,7 +62,7 @@ Decision choose_auto(const Observations& seen, const Timing& timing) {
                                     [](const auto& t) { return t.has_value(); });
   if (history && spread_us(seen.previous_arrivals) > timing.ring_us)
     return in_rank_order("arrival_chain", ranks);
-  return in_rank_order("ring", ranks);
+  return in_rank_order(balanced, ranks);
 }
 
 }  // namespace
@@ -164,13 +165,14 @@ double spread_us(std::span<const std::optional<std::int64_t>> times) {
   return low && high ? static_cast<double>(*high - *low) : 0.0;
 }
 
-Decision decide(const coll::Algorithm& requested, const Observations& seen, const Timing& timing) {
+Decision decide(const coll::Algorithm& requested, const Observations& seen, const Timing& timing,
+                std::string_view balanced) {
   const std::size_t ranks = seen.estimates.size();
   switch (requested.arrival) {
     case coll::ArrivalOrder::estimated:
       return bound_by_estimates(requested.name, order_by_estimate(seen.estimates), timing);
     case coll::ArrivalOrder::ticket: return in_rank_order(requested.name, ranks);
-    case coll::ArrivalOrder::chosen: return choose_auto(seen, timing);
+    case coll::ArrivalOrder::chosen: return choose_auto(seen, timing, balanced);
     case coll::ArrivalOrder::none: break;
   }
   return in_rank_order("ring", ranks);

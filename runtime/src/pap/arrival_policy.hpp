@@ -9,8 +9,9 @@
 // arrival_chain (ticket)         rank order (virtual rank = ticket: true arrival order)
 // arrival_prr (ticket)           rank order (k = presteps_all_ahead)
 // arrival_greedy (ticket)        rank order (the last ticket joins last)
-// auto_pap (chosen)              ring / pre_reduced_ring / sorted_linear_tree / arrival_chain
-//                                (over nodes: ring / arrival_chain, whose ticket order keeps nodes whole);
+// auto_pap (chosen)              balanced / pre_reduced_ring / sorted_linear_tree / arrival_chain
+//                                (over nodes: balanced / arrival_chain, whose ticket order keeps nodes whole);
+//                                balanced: the model's fastest static schedule for the call (rank order);
 //                                a call whose static choice costs less than the board never comes here:
 //                                it runs that choice (config::arrival_stand_in)
 //
@@ -55,7 +56,10 @@ struct Observations {
 };
 
 // `requested`: an allreduce catalogue entry with an arrival order.
-Decision decide(const coll::Algorithm& requested, const Observations& seen, const Timing& timing);
+// `balanced`: what auto_pap runs when arrival order buys nothing (the
+// model's fastest static schedule for the call: config::fastest_schedule).
+Decision decide(const coll::Algorithm& requested, const Observations& seen, const Timing& timing,
+                std::string_view balanced = "ring");
 
 // Ranks ordered by estimate as described above, with the arrival time each
 // is treated as having (ascending).

@@ -43,9 +43,10 @@ std::int64_t ArrivalSession::estimate(double fraction) const {
 }
 
 std::unique_ptr<Binding> ArrivalSession::binding(const coll::Algorithm& requested, std::uint64_t call,
-                                                 std::int64_t arrival_us, std::size_t bytes, PlanFor plan_for) {
+                                                 std::int64_t arrival_us, std::size_t bytes,
+                                                 std::string_view balanced, PlanFor plan_for) {
   ArrivalBinding::Setup setup{&requested, call, arrival_us, timing_for(bytes, size_, history_.fastest_us(bytes)),
-                              std::move(plan_for)};
+                              balanced, std::move(plan_for)};
   return std::make_unique<ArrivalBinding>(*this, std::move(setup));
 }
 

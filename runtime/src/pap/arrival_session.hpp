@@ -31,6 +31,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace earlybird::pap {
@@ -55,9 +56,11 @@ class ArrivalSession {
   // (f outside (0, 1], NaN, no phase_begin) naming `rank`.
   std::int64_t estimate(double fraction) const;
   void phase_end();
-  // The binding of one arrival-ordered operation (a batch of call `call`).
+  // The binding of one arrival-ordered operation (a batch of call `call`);
+  // `balanced`: what auto_pap runs where arrival order buys nothing (a
+  // catalogue name: static storage).
   std::unique_ptr<Binding> binding(const coll::Algorithm& requested, std::uint64_t call, std::int64_t arrival_us,
-                                   std::size_t bytes, PlanFor plan_for);
+                                   std::size_t bytes, std::string_view balanced, PlanFor plan_for);
   std::optional<StragglerReport> straggler_report() const;
   std::optional<ArrivalDecision> last_decision() const;
 
