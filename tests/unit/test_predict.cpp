@@ -245,8 +245,10 @@ TEST_CASE("auto: the model's first choice for the call's size class") {
 }
 
 TEST_CASE("auto_pap's stand-in: auto's choice where its predicted time is within the arrival board's cost") {
-  using earlybird::config::arrival_stand_in;
   const MachineProfile& profile = earlybird::config::machine_profile();  // defaults: both levels have a ticket cost
+  auto arrival_stand_in = [](auto... args) {
+    return earlybird::config::arrival_stand_in(allreduce("auto_pap"), args...);
+  };
   for (bool direct : {false, true})
     for (int ranks : {2, 3, 4, 8}) {
       bool board_paid = false;

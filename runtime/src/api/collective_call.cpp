@@ -30,8 +30,8 @@ config::Choice choose_algorithm(const CollectiveCall& call, int ranks, bool dire
   std::string explanation;
   std::optional<config::Choice> chosen;
   if (arrival_chosen)
-    chosen = config::arrival_stand_in(call.collective, bytes, ranks, commutative, direct, node_ranks, &explanation,
-                                      shared_cores, reads_peers);
+    chosen = config::arrival_stand_in(*entry, call.collective, bytes, ranks, commutative, direct, node_ranks,
+                                      &explanation, shared_cores, reads_peers);
   else
     chosen = config::default_algorithm(call.collective, bytes, ranks, commutative, direct, node_ranks, &explanation,
                                        shared_cores, reads_peers);

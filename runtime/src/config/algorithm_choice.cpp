@@ -204,16 +204,12 @@ Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bo
   return {std::string(ranked.front().algorithm), ranked.front().segment_bytes};
 }
 
-std::optional<Choice> arrival_stand_in(Collective collective, std::size_t bytes, int ranks, bool commutative,
-                                       bool direct, int node_ranks, std::string* explanation, int shared_cores,
-                                       bool reads_peers) {
+std::optional<Choice> arrival_stand_in(const coll::Algorithm& arrival_chosen, Collective collective, std::size_t bytes,
+                                       int ranks, bool commutative, bool direct, int node_ranks,
+                                       std::string* explanation, int shared_cores, bool reads_peers) {
   if (ranks <= 1 || bytes == 0) return std::nullopt;
   const ChoiceKey key = key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers);
-  const coll::Algorithm* arrival_chosen = nullptr;
-  for (const coll::Algorithm& a : coll::algorithms(collective))
-    if (a.arrival == coll::ArrivalOrder::chosen) arrival_chosen = &a;
-  if (!arrival_chosen) return std::nullopt;
-  const double board_s = coll::board_cost(*arrival_chosen, costs_for(key, machine_profile()));
+  const double board_s = coll::board_cost(arrival_chosen, costs_for(key, machine_profile()));
   const auto& ranked = ranking(key, nullptr);
   if (ranked.empty() || board_s <= 0 || ranked.front().seconds > board_s) return std::nullopt;
   if (explanation) {

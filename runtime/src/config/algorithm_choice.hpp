@@ -63,7 +63,8 @@ Choice default_algorithm(coll::Collective collective, std::size_t bytes, int ran
                          bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
                          int shared_cores = 0, bool reads_peers = false);
 
-// What auto_pap runs where no arrival order can pay for deciding one: the
+// What `arrival_chosen` (auto_pap, an entry of `collective`'s catalogue)
+// runs where no arrival order can pay for deciding one: the
 // model's fastest static algorithm for the call (default_algorithm's
 // choice), where it is predicted to take no longer than the arrival board
 // costs auto_pap at that level (coll::board_cost: the profile's ticket and
@@ -74,9 +75,10 @@ Choice default_algorithm(coll::Collective collective, std::size_t bytes, int ran
 // process's profile, as default_algorithm, so every rank agrees.
 // std::nullopt: the board may pay (or the profile has no ticket cost);
 // `explanation`, when given, receives why the board is skipped.
-std::optional<Choice> arrival_stand_in(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
-                                       bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
-                                       int shared_cores = 0, bool reads_peers = false);
+std::optional<Choice> arrival_stand_in(const coll::Algorithm& arrival_chosen, coll::Collective collective,
+                                       std::size_t bytes, int ranks, bool commutative, bool direct = false,
+                                       int node_ranks = 0, std::string* explanation = nullptr, int shared_cores = 0,
+                                       bool reads_peers = false);
 
 // The model's fastest allreduce for the call (commutative operator) among
 // the entries that run a plan's steps without an arrival order: what
