@@ -172,10 +172,6 @@ std::size_t inline_limit(Collective collective, int ranks) {
   return coll::kInlineLinesBytes / coll::inline_published(collective, ranks, 1);
 }
 
-}  // namespace
-
-namespace {
-
 // The class a call of these arguments belongs to (default_algorithm).
 ChoiceKey key_for(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct, int node_ranks,
                   int shared_cores, bool reads_peers) {
@@ -193,6 +189,10 @@ ChoiceKey key_for(Collective collective, std::size_t bytes, int ranks, bool comm
                    direct ? model_cores : 0, direct && reads_peers, fits_inline};
 }
 
+Choice choice_of(const coll::Prediction& prediction) {
+  return {std::string(prediction.algorithm), prediction.segment_bytes};
+}
+
 }  // namespace
 
 Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
@@ -201,7 +201,7 @@ Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bo
   const auto& ranked =
       ranking(key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers), explanation);
   if (ranked.empty()) return {};
-  return {std::string(ranked.front().algorithm), ranked.front().segment_bytes};
+  return choice_of(ranked.front());
 }
 
 std::optional<Choice> arrival_stand_in(const coll::Algorithm& arrival_chosen, Collective collective, std::size_t bytes,
@@ -221,7 +221,7 @@ std::optional<Choice> arrival_stand_in(const coll::Algorithm& arrival_chosen, Co
                   std::string(ranked.front().algorithm).c_str(), ranked.front().seconds * 1e6, board_s * 1e6);
     *explanation = line;
   }
-  return Choice{std::string(ranked.front().algorithm), ranked.front().segment_bytes};
+  return choice_of(ranked.front());
 }
 
 const coll::Algorithm& fastest_schedule(std::size_t bytes, int ranks, bool direct, int node_ranks, int shared_cores,
@@ -229,9 +229,10 @@ const coll::Algorithm& fastest_schedule(std::size_t bytes, int ranks, bool direc
   if (ranks > 1 && bytes > 0) {
     const ChoiceKey key =
         key_for(Collective::allreduce, bytes, ranks, true, direct, node_ranks, shared_cores, reads_peers);
-    for (const coll::Prediction& p : ranking(key, nullptr))
-      if (const coll::Algorithm* a = coll::find_algorithm(Collective::allreduce, p.algorithm); a && a->executor == coll::Executor::steps)
-        return *a;
+    for (const coll::Prediction& p : ranking(key, nullptr)) {
+      const coll::Algorithm* a = coll::find_algorithm(Collective::allreduce, p.algorithm);
+      if (a && a->executor == coll::Executor::steps) return *a;
+    }
   }
   return *coll::find_algorithm(Collective::allreduce, "ring");
 }
