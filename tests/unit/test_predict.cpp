@@ -314,22 +314,25 @@ LevelCosts inline_costs() {
   return costs;
 }
 
-TEST_CASE("inline_flags' prediction: the call, the lines the slowest rank takes from its peers, its folds") {
+TEST_CASE("inline_flags' prediction: the call, the line transfers the slowest rank takes part in, its folds") {
   const LevelCosts costs = inline_costs();
-  // allreduce, P = 4, 100 B: 2 lines from each of 3 peers, 300 B folded.
-  CHECK(predict_inline_lines(Collective::allreduce, 4, 25, 4, costs) == relative(1e-6 + 6e-7 + 300e-10, 1e-12));
-  // reduce: the root's; reduce-scatter, P = 3, blocks of 56 B: one line of each peer.
+  // allreduce, P = 4, 100 B: 2 lines from each of 3 peers and 2 of its own
+  // to each, 300 B folded.
+  CHECK(predict_inline_lines(Collective::allreduce, 4, 25, 4, costs) == relative(1e-6 + 12e-7 + 300e-10, 1e-12));
+  // reduce: the root reads 2 lines of each of 3 peers, and nobody reads its.
   CHECK(predict_inline_lines(Collective::reduce, 4, 25, 4, costs) == relative(1e-6 + 6e-7 + 300e-10, 1e-12));
-  CHECK(predict_inline_lines(Collective::reduce_scatter, 3, 14, 4, costs) == relative(1e-6 + 2e-7 + 112e-10, 1e-12));
-  // allgather places, bcast reads the root alone.
-  CHECK(predict_inline_lines(Collective::allgather, 4, 112, 4, costs) == relative(1e-6 + 24e-7, 1e-12));
-  CHECK(predict_inline_lines(Collective::bcast, 8, 112, 4, costs) == relative(1e-6 + 8e-7, 1e-12));
+  // reduce-scatter, P = 3, blocks of 56 B: one line of each peer, one to each.
+  CHECK(predict_inline_lines(Collective::reduce_scatter, 3, 14, 4, costs) == relative(1e-6 + 4e-7 + 112e-10, 1e-12));
+  // allgather places (8 lines each way per peer); bcast's root is read by 7.
+  CHECK(predict_inline_lines(Collective::allgather, 4, 112, 4, costs) == relative(1e-6 + 48e-7, 1e-12));
+  CHECK(predict_inline_lines(Collective::bcast, 8, 112, 4, costs) == relative(1e-6 + 56e-7, 1e-12));
+  CHECK(predict_inline_lines(Collective::bcast, 2, 112, 4, costs) == relative(1e-6 + 8e-7, 1e-12));
   CHECK(predict_inline_lines(Collective::allreduce, 1, 112, 4, costs) == costs.inline_call);
   // 4 ranks on 2 cores: the work twice, the wait a wake.
   LevelCosts shared = costs;
   shared.model.cores = 2;
   shared.wake = 1e-5;
-  CHECK(predict_inline_lines(Collective::allgather, 4, 14, 4, shared) == relative(1e-6 + 1e-5 + 2 * 3e-7, 1e-12));
+  CHECK(predict_inline_lines(Collective::allgather, 4, 14, 4, shared) == relative(1e-6 + 1e-5 + 2 * 6e-7, 1e-12));
 }
 
 TEST_CASE("inline_flags: on the lines where the call fits them and they were measured, else priced by its schedule") {

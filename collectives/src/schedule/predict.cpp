@@ -105,9 +105,11 @@ MachineProfile default_profile() {
   profile.node.peer_read = 8.9e-11;
   profile.node.read_call = 2.24e-6;
   // The flag lines: P = 2 in the VM's fast phase, as the rest (docs/
-  // benchmarks.md, "This VM's slow phases"), 2026-11-27.
+  // benchmarks.md, "This VM's slow phases"), 2026-11-27: 0.026 us per line
+  // of an allreduce, which at P = 2 is two transfers (one each way) since
+  // 2026-11-28.
   profile.node.inline_call = 3.4e-7;
-  profile.node.inline_line = 2.6e-8;
+  profile.node.inline_line = 1.3e-8;
   // wake: eb-bench calibrate at P = 4 on the same VM (4 ranks on 2 cores;
   // 1.9-3.0 us over three runs; docs/benchmarks.md, "Ranks sharing
   // cores"), 2026-11-27.
@@ -308,8 +310,11 @@ bool fits_inline_lines(Collective collective, int ranks, std::size_t count, std:
 }
 
 // What one inline call asks of its slowest rank (inline_collective.hpp's
-// table; m bytes per rank's vector, or per block): the lines it takes from
-// its peers, the bytes it folds.
+// table; m bytes per rank's vector, or per block): the line transfers it
+// takes part in, the lines it takes from its peers and those its peers take
+// from it (both pass through its core's cache: at P = 2 a line costs an
+// allreduce, where each rank does both, 1.6-2x what it costs a bcast's
+// reader; docs/algorithms.md, "The inline lines"), and the bytes it folds.
 struct InlineLoad {
   double lines = 0;
   double reduced = 0;
@@ -321,10 +326,10 @@ InlineLoad inline_load(Collective collective, int ranks, std::size_t m) {
   const double folded = others * static_cast<double>(m);
   switch (collective) {
     case Collective::allreduce:
-    case Collective::reduce:  // the root
-    case Collective::reduce_scatter: return {others * lines, folded};
-    case Collective::allgather: return {others * lines, 0};
-    case Collective::bcast: return {lines, 0};
+    case Collective::reduce_scatter: return {2 * others * lines, folded};  // every rank reads and is read
+    case Collective::allgather: return {2 * others * lines, 0};
+    case Collective::reduce: return {others * lines, folded};  // the root reads, a non-root is read once
+    case Collective::bcast: return {others * lines, 0};        // the root is read, a non-root reads once
   }
   return {};
 }

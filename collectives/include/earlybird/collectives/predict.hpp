@@ -46,7 +46,7 @@ struct LevelCosts {
   // Ranks loading each other's windows directly (the inline_flags entries
   // on their flag lines, for calls publishing up to kInlineLinesBytes):
   // inline_call seconds per call, inline_line seconds per line a rank takes
-  // from a peer (predict_inline_lines). inline_call 0: not measured here,
+  // from a peer or a peer takes from it (predict_inline_lines). inline_call 0: not measured here,
   // and `auto` leaves the inline_flags entries out where they would run on
   // the lines.
   double inline_call = 0;
@@ -145,9 +145,10 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
 
 // The time of an inline_flags call on the flag lines (runtime/src/exec/
 // inline_collective.hpp), which has no schedule: inline_call (the caller
-// runs it, and waits once for its peers' lines), plus each line of 56 data
-// bytes the slowest rank takes from a peer at inline_line, plus what it
-// folds at gamma. A rank's own lines are in its cache. Ranks sharing cores
+// runs it, and waits once for its peers' lines), plus each transfer of a
+// line of 56 data bytes the slowest rank takes part in (a line it takes from
+// a peer, or a peer takes from it) at inline_line, plus what it folds at
+// gamma. A rank's own lines are in its cache. Ranks sharing cores
 // (costs.shares_cores) take turns: the work grows by P / model.cores and
 // the wait costs a wake.
 double predict_inline_lines(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
