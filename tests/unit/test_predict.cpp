@@ -530,8 +530,8 @@ TEST_CASE("auto on a node whose ranks outnumber its cores: the model with the co
   CHECK(shared_cores(2, 2) == 0);
   LevelCosts node = earlybird::config::machine_profile().node;  // defaults
   node.model.cores = 2;
-  // Classes past the inline lines (which take up to 1120 bytes).
-  for (std::size_t bytes : {std::size_t{2048}, std::size_t{32768}, std::size_t{1 << 20}}) {
+  // Classes past the inline lines (which take up to 2240 bytes).
+  for (std::size_t bytes : {std::size_t{4096}, std::size_t{32768}, std::size_t{1 << 20}}) {
     CAPTURE(bytes);
     const auto ranked = predict_all(Collective::allreduce, 4, bytes / 4, 4, true, node);
     CHECK(chosen(Collective::allreduce, bytes, 4, true, true, 0, nullptr, 2) == ranked.front().algorithm);

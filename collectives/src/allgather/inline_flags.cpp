@@ -6,7 +6,7 @@
 //   every rank: P-1 puts of count elements, P-1 copies out of scratch;
 //   rounds 1.
 //
-// Where every rank's window is directly reachable and m <= 1120 bytes the
+// Where every rank's window is directly reachable and m <= 2240 bytes the
 // runtime runs this on data-carrying flag lines, every rank reading every
 // rank's (runtime/src/exec/inline_collective.hpp); elsewhere the schedule
 // below (puts into scratch slot k: schedule/published.hpp).

@@ -8,7 +8,7 @@
 //
 // Two executions, one result (docs/design.md, "The node path for small
 // messages"): where the runtime can load and store every rank's window (a
-// shared-memory window on one node) and m <= 1120 bytes, each rank writes its
+// shared-memory window on one node) and m <= 2240 bytes, each rank writes its
 // vector once into cache lines of its own window that carry the data and the
 // sequence number together, and every rank reads them from there
 // (runtime/src/exec/inline_collective.hpp: one line transfer per 56 bytes per

@@ -6,7 +6,7 @@
 // writes once, every rank reads it).
 //   root: P-1 puts of count elements; others: a copy out of scratch; rounds 1.
 //
-// Where every rank's window is directly reachable and m <= 1120 bytes the
+// Where every rank's window is directly reachable and m <= 2240 bytes the
 // runtime runs this on data-carrying flag lines, every rank reading the
 // root's (runtime/src/exec/inline_collective.hpp); elsewhere the schedule
 // below.

@@ -5,7 +5,7 @@
 // root in one round (its port takes P-1 vectors).
 //   root: (P-1) count reduced; others: 1 put of count elements; rounds 1.
 //
-// Where every rank's window is directly reachable and m <= 1120 bytes the
+// Where every rank's window is directly reachable and m <= 2240 bytes the
 // runtime runs this on data-carrying flag lines, the root reading every
 // rank's lines (runtime/src/exec/inline_collective.hpp); elsewhere the
 // schedule below (puts into the root's scratch slots: schedule/published.hpp).

@@ -5,7 +5,7 @@
 // ((P-1)/P)(beta + gamma) m per rank in one round.
 //   every rank: P-1 puts of count elements, (P-1) count reduced; rounds 1.
 //
-// Where every rank's window is directly reachable and m <= 1120 bytes the
+// Where every rank's window is directly reachable and m <= 2240 bytes the
 // runtime runs this on data-carrying flag lines, rank r reading block r of
 // every rank's (runtime/src/exec/inline_collective.hpp); elsewhere the
 // schedule below (puts into scratch slot k: schedule/published.hpp).

@@ -1,6 +1,6 @@
 // InlineCollective: the inline_flags entries of the catalogue (collectives/
 // src/*/inline_flags.cpp) run on data-carrying flag lines, for calls whose
-// published vector is at most 1120 bytes (coll::kInlineLinesBytes), on ranks whose windows this process
+// published vector is at most 2240 bytes (coll::kInlineLinesBytes), on ranks whose windows this process
 // loads and stores directly (a shared-memory window on one node; simulated
 // ranks).
 //
@@ -22,7 +22,7 @@
 //
 // Cost: one write of the published vector, one line transfer per peer per 56
 // bytes read; no round waits on another rank's partial result.
-// Limitations: published vector <= 1120 bytes (20 lines of 56 bytes).
+// Limitations: published vector <= 2240 bytes (40 lines of 56 bytes).
 //
 // Lane reuse: collective n uses inline lane n % 8 (WindowLayout); a rank
 // rewrites it for n + 8 only once every peer is known to have finished n

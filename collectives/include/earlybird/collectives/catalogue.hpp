@@ -91,10 +91,11 @@ enum class Executor : std::uint8_t {
 // cache lines of kInlineLinePayloadBytes data bytes (and a sequence word),
 // so a call runs there when what one rank publishes fits kInlineLinesBytes,
 // for every element size up to 8 bytes (runtime/src/exec/inline_collective.hpp).
-// 20 lines hold 1 KiB and a little more; `auto` decides by the model where
-// they beat a schedule (on this VM at P = 2: up to ~512 bytes; 8 lines,
-// 448 bytes, until 2026-11-27, docs/benchmarks.md).
-constexpr std::size_t kInlineLines = 20;
+// 40 lines hold 2 KiB and a little more; `auto` decides by the model where
+// they beat a schedule (on this VM at P = 2: bcast to 2 KiB, reduce to
+// 1 KiB, allreduce to ~512 bytes; 8 lines until 2026-11-27, 20 until
+// 2026-11-28, docs/benchmarks.md).
+constexpr std::size_t kInlineLines = 40;
 constexpr std::size_t kInlineLinePayloadBytes = 56;
 constexpr std::size_t kInlineLinesBytes = kInlineLines * kInlineLinePayloadBytes;
 // What one rank publishes in `collective` of `amount` (bytes or elements)
