@@ -76,16 +76,18 @@ std::vector<std::uint32_t> pattern(int rank, std::size_t words, std::uint32_t ro
   return v;
 }
 
-// Every rank puts to the next one: a small put, a flag, a large put, a flag,
-// for several rounds, then the same through put_notify. The receiver checks
+// Every rank puts to the next one: a small put, a flag, the largest inline
+// put, a flag, a large put, a flag, for several rounds, then the same
+// through put_notify. The receiver checks
 // the data each flag vouches for.
 void check_put_order(Transport& t, const std::string& name, MpiCheck& check) {
   const int next = (t.rank() + 1) % t.size(), previous = (t.rank() + t.size() - 1) % t.size();
-  // 400 B inline; just under 1 MiB: data in 8 pieces (kDataPieceBytes), the last one short.
-  const std::size_t small_words = 100, large_words = kSlot / 4 - 3;
+  // 400 B inline; the largest inline put (kInlineBytes); just under 1 MiB:
+  // data in 8 pieces (kDataPieceBytes), the last one short.
+  const std::size_t sizes[] = {100, P2pTransport::kInlineBytes / 4, kSlot / 4 - 3};
   static_assert(kSlot % P2pTransport::kDataPieceBytes == 0 && kSlot > 4 * P2pTransport::kDataPieceBytes);
-  for (std::uint32_t round = 1; round <= 10; ++round) {
-    const std::size_t words = round % 2 ? small_words : large_words;
+  for (std::uint32_t round = 1; round <= 12; ++round) {
+    const std::size_t words = sizes[round % 3];
     const auto out = pattern(t.rank(), words, round);
     const std::size_t slot = kData + static_cast<std::size_t>(t.rank()) * kSlot;
     const std::size_t own_flag = kFlag + 8 * static_cast<std::size_t>(t.rank());
