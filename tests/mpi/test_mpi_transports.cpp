@@ -78,8 +78,7 @@ std::vector<std::uint32_t> pattern(int rank, std::size_t words, std::uint32_t ro
 
 // Every rank puts to the next one: a small put, a flag, the largest inline
 // put, a flag, a large put, a flag, for several rounds, then the same
-// through put_notify. The receiver checks
-// the data each flag vouches for.
+// through put_notify. The receiver checks the data each flag vouches for.
 void check_put_order(Transport& t, const std::string& name, MpiCheck& check) {
   const int next = (t.rank() + 1) % t.size(), previous = (t.rank() + t.size() - 1) % t.size();
   // 400 B inline; the largest inline put (kInlineBytes); just under 1 MiB:

@@ -313,7 +313,7 @@ bool fits_inline_lines(Collective collective, int ranks, std::size_t count, std:
 // table; m bytes per rank's vector, or per block): the line transfers it
 // takes part in, the lines it takes from its peers and those its peers take
 // from it (both pass through its core's cache: at P = 2 a line costs an
-// allreduce, where each rank does both, 1.6-2x what it costs a bcast's
+// allreduce, where each rank does both, about twice what it costs a bcast's
 // reader; docs/algorithms.md, "The inline lines"), and the bytes it folds.
 struct InlineLoad {
   double lines = 0;

@@ -479,7 +479,9 @@ void P2pTransport::load_remote_words(int target, std::size_t offset, std::uint64
 
 void P2pTransport::post_remote_words(int target, std::size_t offset, const std::uint64_t* words, std::size_t count) {
   const std::size_t bytes = count * sizeof(std::uint64_t);
-  if (bytes > kInlineBytes) throw Error("earlybird p2p transport: a remote store of more than " + std::to_string(kInlineBytes / 1024) + " KiB of words");
+  if (bytes > kInlineBytes)
+    throw Error("earlybird p2p transport: a remote store of more than " + std::to_string(kInlineBytes / 1024) +
+                " KiB of words");
   std::lock_guard lock(mutex_);
   send(target, Header{Kind::post_words, offset, count, 0}, words, bytes);
 }

@@ -46,9 +46,9 @@ struct LevelCosts {
   // Ranks loading each other's windows directly (the inline_flags entries
   // on their flag lines, for calls publishing up to kInlineLinesBytes):
   // inline_call seconds per call, inline_line seconds per line a rank takes
-  // from a peer or a peer takes from it (predict_inline_lines). inline_call 0: not measured here,
-  // and `auto` leaves the inline_flags entries out where they would run on
-  // the lines.
+  // from a peer or a peer takes from it (predict_inline_lines). inline_call
+  // 0: not measured here, and `auto` leaves the inline_flags entries out
+  // where they would run on the lines.
   double inline_call = 0;
   double inline_line = 0;
   // The arrival-ordered entries (Algorithm::arrival): seconds each call
