@@ -314,9 +314,12 @@ void P2pTransport::apply_and_answer(int source, const std::byte* message, std::s
 // reuse `data` on return (it was copied).
 void P2pTransport::send(int target, const Header& header, const void* data, std::size_t bytes) {
   Outgoing out;
-  out.buffer.resize(sizeof header + bytes);
-  std::memcpy(out.buffer.data(), &header, sizeof header);
-  if (bytes > 0) std::memcpy(out.buffer.data() + sizeof header, data, bytes);
+  // Copied in, not zero-filled first (up to kInlineBytes of data).
+  const auto* header_bytes = reinterpret_cast<const std::byte*>(&header);
+  out.buffer.reserve(sizeof header + bytes);
+  out.buffer.assign(header_bytes, header_bytes + sizeof header);
+  if (bytes > 0) out.buffer.insert(out.buffer.end(), static_cast<const std::byte*>(data),
+                                   static_cast<const std::byte*>(data) + bytes);
   if (target == rank_) {
     apply(rank_, out.buffer.data(), out.buffer.size());
     return;
