@@ -3,7 +3,8 @@
 // collective, for several types, operators, counts and roots, in place where
 // the call allows it; non-commutative user operators against the rank-order
 // fold; and back-to-back rooted collectives with changing roots, which only
-// the lane guard keeps from overwriting data a peer still reads.
+// the lane guard keeps from overwriting data a peer still reads; and user
+// operators of one name, which a call's shape does not tell apart.
 #include "../common/concat_op.hpp"
 #include "../common/oracle.hpp"
 #include "mpi_check.hpp"
@@ -207,6 +208,34 @@ void check_rooted_back_to_back(Communicator& comm, MpiCheck& check) {
   }
 }
 
+// Two user operators that calls cannot tell apart by shape (same name, type
+// and commutativity), alternating on one small shape: a call must fold with
+// its own operator, however the runtime reuses what it built for the last.
+void check_user_operators_of_one_name(Communicator& comm, MpiCheck& check) {
+  using V = std::int64_t;
+  const auto fold = [](auto pick) {
+    return ReduceOp::user<V>(
+        [pick](std::span<const V> left, std::span<const V> right, std::span<V> out) {
+          for (std::size_t i = 0; i < out.size(); ++i) out[i] = pick(left[i], right[i]);
+        },
+        /*commutative=*/true);
+  };
+  const ReduceOp sum = fold([](V a, V b) { return a + b; });
+  const ReduceOp max = fold([](V a, V b) { return std::max(a, b); });
+  const V ranks = comm.size();
+  const std::vector<V> in(3, comm.rank() + 1);
+  CollectiveOptions blocking;
+  blocking.blocking = true;
+  for (int k = 0; k < 8; ++k) {
+    const bool adds = k % 2 == 0;
+    std::vector<V> out(in.size(), -1);
+    const std::string what = "user operator of one name, call " + std::to_string(k);
+    check.wait(comm.allreduce(std::span<const V>(in), std::span<V>(out), adds ? sum : max, blocking), what);
+    const V expected = adds ? ranks * (ranks + 1) / 2 : ranks;
+    check.expect(std::ranges::all_of(out, [&](V v) { return v == expected; }), what + ": wrong result");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -218,6 +247,7 @@ int main(int argc, char** argv) {
     check_catalogues(world, check);
     check_non_commutative(world, check);
     check_rooted_back_to_back(world, check);
+    check_user_operators_of_one_name(world, check);
     code = check.finish("test_mpi_collectives");
   }
   return code;

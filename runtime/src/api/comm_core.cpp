@@ -248,12 +248,8 @@ std::optional<Future> CommCore::run_inline_here(const CollectiveCall& call,
 // its description are reached through pointers that own nothing: inline_task_
 // and hot_ outlive every use (both are replaced only when idle).
 Future CommCore::run_inline(const CollectiveCall& call, bool& handed_over) {
-  const Prepared& p = *hot_;
-  const std::shared_ptr<const std::string> description(std::shared_ptr<void>(), &p.description);
-  InlineCollective& task = inline_task_.emplace(direct_windows_, rank_, lanes_, layout_, buffers_of(call, p, 0),
-                                                InlineCollective::Call{call.collective, call.root, call.count},
-                                                p.signature, p.timeout, description);
-  active_ = pending_of(call, p, 0, std::shared_ptr<CollectiveTask>(std::shared_ptr<void>(), &task), nullptr);
+  InlineCollective& task = inline_task_for(call);
+  active_ = pending_of(call, *hot_, 0, std::shared_ptr<CollectiveTask>(std::shared_ptr<void>(), &task), nullptr);
   start_active();
   drive_while([&] { return active_.op.get() == &task; }, caller_budget(call));
   if (active_.op.get() != &task) return outcome_of(task);  // retired: finished or failed
@@ -261,6 +257,15 @@ Future CommCore::run_inline(const CollectiveCall& call, bool& handed_over) {
   busy_.store(true, std::memory_order_relaxed);
   handed_over = true;
   return Future(future);
+}
+
+InlineCollective& CommCore::inline_task_for(const CollectiveCall& call) {
+  if (inline_task_ && inline_task_->rearm(call.input, call.output, call.op, call.owned_input)) return *inline_task_;
+  const Prepared& p = *hot_;
+  const std::shared_ptr<const std::string> description(std::shared_ptr<void>(), &p.description);
+  return inline_task_.emplace(direct_windows_, rank_, lanes_, layout_, buffers_of(call, p, 0),
+                              InlineCollective::Call{call.collective, call.root, call.count}, p.signature, p.timeout,
+                              description);
 }
 
 // A retired caller-run task's Future: the shared completed one, or its error.

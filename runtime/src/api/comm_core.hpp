@@ -226,6 +226,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   bool fits_inline_lines(const CollectiveCall& call) const { return fits_inline_lines(call, shape_context_); }
   // Drive holder, idle, hot_ the call's shape.
   Future run_inline(const CollectiveCall& call, bool& handed_over);
+  // hot_'s task for the call: the last one re-armed with the call's buffers,
+  // or a new one (a new hot_, or the last one failed).
+  InlineCollective& inline_task_for(const CollectiveCall& call);
   // Drive holder: a caller-run task the caller gives up on gets a Future, and
   // the progress thread takes over.
   std::shared_ptr<FutureState> hand_over(Pending& pending);

@@ -86,6 +86,24 @@ void InlineCollective::plan_role() {
       break;
   }
   next_ = read_begin_;
+  if (read_count_ == 0) return;
+  first_line_ = read_first_ / per_line_;
+  last_line_ = (read_first_ + read_count_ - 1) / per_line_;
+  first_at_ = read_first_ % per_line_;
+}
+
+bool InlineCollective::rearm(const void* input, void* output, const ReduceOp& op,
+                             std::shared_ptr<const void> keep_alive) {
+  if (failure_.failed()) return false;
+  buffers_.input = static_cast<const std::byte*>(input);
+  buffers_.output = static_cast<std::byte*>(output);
+  buffers_.keep_alive = std::move(keep_alive);
+  if (op.is_user()) buffers_.op = op;
+  watchdog_.restart();
+  sequence_ = 0;
+  published_ = false;
+  next_ = read_begin_;
+  return true;
 }
 
 void InlineCollective::start(std::uint64_t sequence) {
@@ -106,9 +124,8 @@ void InlineCollective::start(std::uint64_t sequence) {
 // Data first, then the line's sequence word with a release store: a reader
 // that sees the word sees the data.
 void InlineCollective::publish() {
-  std::byte* lines = lines_of(rank_);
-  for (std::size_t first = 0; first < published_elems_; first += per_line_) {
-    std::byte* line = lines + first / per_line_ * kLineBytes;
+  std::byte* line = lines_of(rank_);
+  for (std::size_t first = 0; first < published_elems_; first += per_line_, line += kLineBytes) {
     const std::size_t n = std::min(per_line_, published_elems_ - first);
     std::memcpy(line + sizeof(std::uint64_t), buffers_.input + first * elem_, n * elem_);
     store_release(line, value_);
@@ -123,10 +140,8 @@ void InlineCollective::publish() {
 // reach the last).
 bool InlineCollective::ready(int rank) {
   const std::byte* lines = lines_of(rank);
-  const std::size_t first_line = read_first_ / per_line_;
-  const std::size_t last_line = (read_first_ + read_count_ - 1) / per_line_;
-  if (load_acquire(lines + last_line * kLineBytes) == value_) return true;
-  for (std::size_t line : {first_line, last_line}) {
+  if (load_acquire(lines + last_line_ * kLineBytes) == value_) return true;
+  for (std::size_t line : {first_line_, last_line_}) {
     const std::uint64_t seen = load_acquire(lines + line * kLineBytes);
     if (seen != value_ && (seen >> kSignatureBits) >= sequence_)
       fail("rank " + std::to_string(rank) +
@@ -135,14 +150,14 @@ bool InlineCollective::ready(int rank) {
   return false;
 }
 
-void InlineCollective::gather(int rank, std::size_t first, std::size_t n, std::byte* to) const {
-  const std::byte* lines = lines_of(rank);
-  for (std::size_t e = first; e < first + n;) {
-    const std::size_t at = e % per_line_;
-    const std::size_t take = std::min(per_line_ - at, first + n - e);
-    std::memcpy(to, lines + e / per_line_ * kLineBytes + sizeof(std::uint64_t) + at * elem_, take * elem_);
+void InlineCollective::gather(int rank, std::byte* to) const {
+  const std::byte* line = lines_of(rank) + first_line_ * kLineBytes;
+  std::size_t at = first_at_;
+  for (std::size_t left = read_count_; left > 0; line += kLineBytes, at = 0) {
+    const std::size_t take = std::min(per_line_ - at, left);
+    std::memcpy(to, line + sizeof(std::uint64_t) + at * elem_, take * elem_);
     to += take * elem_;
-    e += take;
+    left -= take;
   }
 }
 
@@ -152,11 +167,11 @@ void InlineCollective::gather(int rank, std::size_t first, std::size_t n, std::b
 void InlineCollective::take(int rank) {
   if (!fold_) {
     const std::size_t block = call_.collective == Collective::allgather ? static_cast<std::size_t>(rank) : 0;
-    return gather(rank, read_first_, read_count_, buffers_.output + block * read_count_ * elem_);
+    return gather(rank, buffers_.output + block * read_count_ * elem_);
   }
-  if (rank == read_begin_) return gather(rank, read_first_, read_count_, buffers_.output);
+  if (rank == read_begin_) return gather(rank, buffers_.output);
   alignas(16) std::array<std::byte, kLines * kPayloadBytes> part;
-  gather(rank, read_first_, read_count_, part.data());
+  gather(rank, part.data());
   buffers_.op.apply(buffers_.type, buffers_.output, buffers_.output, part.data(), read_count_);
 }
 

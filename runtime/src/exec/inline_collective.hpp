@@ -78,6 +78,13 @@ class InlineCollective final : public CollectiveTask {
                    const OperationBuffers& buffers, Call call, std::uint64_t signature,
                    std::chrono::steady_clock::duration timeout, std::shared_ptr<const std::string> description);
 
+  // Ready for another call of its shape with these buffers, without building
+  // the task again (the fast path's calls come one after another). The
+  // operator is taken again when it is a user one: calls of one shape agree
+  // on a user operator's name only. False when the task failed: it keeps its
+  // error, and the caller builds a new one.
+  bool rearm(const void* input, void* output, const ReduceOp& op, std::shared_ptr<const void> keep_alive);
+
   bool talks_to_peers() const override { return call_.count > 0 && size_ > 1; }
   void start(std::uint64_t sequence) override;
   bool poll() override;
@@ -95,8 +102,8 @@ class InlineCollective final : public CollectiveTask {
   // True when the lines holding what this rank reads of `rank` carry this
   // collective's flag value; fails the task on a line from another call.
   bool ready(int rank);
-  // Copies elements [first, first + n) of `rank`'s lines to `to`.
-  void gather(int rank, std::size_t first, std::size_t n, std::byte* to) const;
+  // Copies the elements this rank reads of `rank`'s lines to `to`.
+  void gather(int rank, std::byte* to) const;
   void take(int rank);
   void watch();
 
@@ -118,6 +125,9 @@ class InlineCollective final : public CollectiveTask {
   std::size_t published_elems_ = 0;
   int read_begin_ = 0, read_end_ = 0;  // ranks read, in rank order
   std::size_t read_first_ = 0, read_count_ = 0;  // element range read of each
+  // Where that range lies in the lines: its first and last line, and its
+  // first element's place in the first (divisions done once per shape).
+  std::size_t first_line_ = 0, last_line_ = 0, first_at_ = 0;
   bool fold_ = false;  // fold (reductions) or place (allgather, bcast)
 
   std::uint64_t sequence_ = 0;

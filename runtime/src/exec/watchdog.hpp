@@ -16,6 +16,11 @@ class Watchdog {
   explicit Watchdog(Clock::duration timeout) : timeout_(timeout) {}
 
   void progressed() { progressed_ = true; }
+  // As new, for another task.
+  void restart() {
+    idle_polls_ = 0;
+    progressed_ = true;
+  }
   // One poll that found nothing: true when, at this poll's turn to read the
   // clock, the timeout has passed.
   bool idle_poll_expired() { return ++idle_polls_ % kPollsPerWatch == 0 && expired(); }
