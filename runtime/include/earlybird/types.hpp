@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,21 +58,19 @@ class ReduceOp {
   template <class T, class F>
   static ReduceOp user(F fn, bool commutative, std::string name = "user") {
     ReduceOp op(Op::sum);
-    op.user_ = [fn](const void* left, const void* right, void* out, std::size_t n) {
+    auto apply = [fn](const void* left, const void* right, void* out, std::size_t n) {
       fn(std::span<const T>(static_cast<const T*>(left), n), std::span<const T>(static_cast<const T*>(right), n),
          std::span<T>(static_cast<T*>(out), n));
     };
-    op.user_type_ = datatype_of<T>();
-    op.commutative_ = commutative;
-    op.name_ = std::move(name);
+    op.user_ = std::make_shared<const User>(User{std::move(apply), datatype_of<T>(), commutative, std::move(name)});
     return op;
   }
 
-  bool is_user() const { return static_cast<bool>(user_); }
-  bool commutative() const { return commutative_; }
+  bool is_user() const { return user_ != nullptr; }
+  bool commutative() const { return !user_ || user_->commutative; }
   Op builtin() const { return builtin_; }
   // The element type a user operator was written for.
-  Datatype user_type() const { return user_type_; }
+  Datatype user_type() const { return user_ ? user_->type : Datatype::int8; }
   // "sum", "max", ... or the user operator's name.
   std::string name() const;
   // Whether this operator can reduce elements of `type`.
@@ -80,11 +79,17 @@ class ReduceOp {
   void apply(Datatype type, void* out, const void* left, const void* right, std::size_t n) const;
 
  private:
+  // A user-defined operator, shared by the copies of its ReduceOp: a call
+  // with a built-in operator copies and destroys two words, not a function
+  // and a name.
+  struct User {
+    std::function<void(const void*, const void*, void*, std::size_t)> fn;
+    Datatype type;
+    bool commutative;
+    std::string name;
+  };
   Op builtin_;
-  std::function<void(const void*, const void*, void*, std::size_t)> user_;
-  Datatype user_type_ = Datatype::int8;
-  bool commutative_ = true;
-  std::string name_;
+  std::shared_ptr<const User> user_;
 };
 
 // Options of every collective call.

@@ -54,13 +54,13 @@ bool op_supports(Op op, Datatype type) {
   }
 }
 
-std::string ReduceOp::name() const { return is_user() ? name_ : to_string(builtin_); }
+std::string ReduceOp::name() const { return is_user() ? user_->name : to_string(builtin_); }
 
-bool ReduceOp::supports(Datatype type) const { return is_user() ? type == user_type_ : op_supports(builtin_, type); }
+bool ReduceOp::supports(Datatype type) const { return is_user() ? type == user_->type : op_supports(builtin_, type); }
 
 void ReduceOp::apply(Datatype type, void* out, const void* left, const void* right, std::size_t n) const {
   if (is_user())
-    user_(left, right, out, n);
+    user_->fn(left, right, out, n);
   else
     kernels::reduce(type, builtin_, out, left, right, n);
 }
