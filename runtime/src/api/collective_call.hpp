@@ -18,6 +18,23 @@
 namespace earlybird::detail {
 
 struct CollectiveCall {
+  CollectiveCall() = default;
+  // A constructor, not aggregate initialization, which GCC compiles to
+  // zero-filling the whole record before filling it in (~10 % of an
+  // 8-byte allreduce's time at P = 2).
+  CollectiveCall(coll::Collective collective, const void* input, void* output, std::size_t count, Datatype type,
+                 ReduceOp op, int root, const CollectiveOptions& options,
+                 std::shared_ptr<const std::vector<std::byte>> owned_input)
+      : collective(collective),
+        input(input),
+        output(output),
+        count(count),
+        type(type),
+        op(std::move(op)),
+        root(root),
+        options(options),
+        owned_input(std::move(owned_input)) {}
+
   coll::Collective collective = coll::Collective::allreduce;
   const void* input = nullptr;  // may equal output (in place)
   void* output = nullptr;
