@@ -249,10 +249,8 @@ std::optional<Future> CommCore::run_inline_here(const CollectiveCall& call,
 // and hot_ outlive every use (both are replaced only when idle).
 Future CommCore::run_inline(const CollectiveCall& call, bool& handed_over) {
   InlineCollective& task = inline_task_for(call);
-  active_ = pending_of(call, *hot_, 0, std::shared_ptr<CollectiveTask>(std::shared_ptr<void>(), &task), nullptr);
-  start_active();
-  drive_while([&] { return active_.op.get() == &task; }, caller_budget(call));
-  if (active_.op.get() != &task) return outcome_of(task);  // retired: finished or failed
+  if (run_inline_alone(task, caller_budget(call))) return outcome_of(task);
+  active_ = inline_pending_;
   const auto future = hand_over(active_);
   busy_.store(true, std::memory_order_relaxed);
   handed_over = true;
@@ -263,9 +261,29 @@ InlineCollective& CommCore::inline_task_for(const CollectiveCall& call) {
   if (inline_task_ && inline_task_->rearm(call.input, call.output, call.op, call.owned_input)) return *inline_task_;
   const Prepared& p = *hot_;
   const std::shared_ptr<const std::string> description(std::shared_ptr<void>(), &p.description);
-  return inline_task_.emplace(direct_windows_, rank_, lanes_, layout_, buffers_of(call, p, 0),
-                              InlineCollective::Call{call.collective, call.root, call.count}, p.signature, p.timeout,
-                              description);
+  InlineCollective& task = inline_task_.emplace(direct_windows_, rank_, lanes_, layout_, buffers_of(call, p, 0),
+                                                InlineCollective::Call{call.collective, call.root, call.count},
+                                                p.signature, p.timeout, description);
+  inline_pending_ = pending_of(call, p, 0, std::shared_ptr<CollectiveTask>(std::shared_ptr<void>(), &task), nullptr);
+  return task;
+}
+
+// A communicator with a failed collective, or a call with a straggler
+// threshold, takes the queue's path (start_active fails the call, drive()
+// reports stragglers). Posted work runs meanwhile, as drive() runs it (a
+// collective another thread submits queues behind this one).
+bool CommCore::run_inline_alone(InlineCollective& task, std::chrono::microseconds budget) {
+  if (!broken_.empty() || inline_pending_.straggler_after.count() > 0) {
+    active_ = inline_pending_;
+    start_active();
+    drive_while([&] { return active_.op.get() == &task; }, budget);
+    return active_.op.get() != &task;  // retired: finished or failed
+  }
+  begin(task, inline_pending_);
+  drive_loop([&] { return task.poll() | driver_.run_posted(); }, [&] { return !task.finished(); }, budget);
+  if (!task.finished()) return false;
+  settle(task, inline_pending_);
+  return true;
 }
 
 // A retired caller-run task's Future: the shared completed one, or its error.
@@ -302,11 +320,16 @@ bool CommCore::idle_after_posted() {
 // thread, which may share this rank's core, backs off meanwhile (urgent() is
 // false). The clock is read once per kTurnsPerClockRead idle turns.
 void CommCore::drive_while(const std::function<bool()>& more, std::chrono::microseconds budget) {
+  drive_loop([this] { return drive(); }, more, budget);
+}
+
+template <class Step, class More>
+void CommCore::drive_loop(Step step, More more, std::chrono::microseconds budget) {
   constexpr int kTurnsPerClockRead = 16;
   Backoff backoff(topo::cores_shared_with_other_ranks());
   std::optional<std::chrono::steady_clock::time_point> until;
   for (int idle = 0; more();) {
-    if (drive()) {
+    if (step()) {
       backoff.reset();
       continue;
     }
@@ -387,19 +410,23 @@ void CommCore::start_active() {
     retire();
     return;
   }
-  const bool talks = active_.op->talks_to_peers();
+  begin(*active_.op, active_);
+  if (active_.op->finished()) retire();
+}
+
+void CommCore::begin(CollectiveTask& op, const Pending& entry) {
+  const bool talks = op.talks_to_peers();
   const std::uint64_t sequence = talks ? next_sequence_++ : 0;
   if (talks) arrival_.entered(sequence);
   // The clock for the straggler report, and for tau on one allreduce in
   // kTimedEvery (tau keeps the fastest per size: a sample does; a clock read
   // is a tenth of a small collective).
   constexpr std::uint64_t kTimedEvery = 8;
-  active_timed_ = talks && ((active_.allreduce_bytes > 0 && sequence % kTimedEvery == 0) ||
-                            active_.straggler_after.count() > 0);
+  active_timed_ =
+      talks && ((entry.allreduce_bytes > 0 && sequence % kTimedEvery == 0) || entry.straggler_after.count() > 0);
   if (active_timed_) active_since_ = std::chrono::steady_clock::now();
   active_reported_ = false;
-  active_.op->start(sequence);
-  if (active_.op->finished()) retire();
+  op.start(sequence);
 }
 
 void CommCore::mark_broken(const std::string& why) {
@@ -429,28 +456,31 @@ std::exception_ptr CommCore::naming_absent_ranks(std::exception_ptr error, std::
 }
 
 void CommCore::retire() {
-  if (auto error = active_.op->error()) {
-    if (active_.op->timed_out() && active_.op->sequence() > 0)
-      error = naming_absent_ranks(error, active_.op->sequence());
+  settle(*active_.op, active_);
+  active_ = Pending{};
+}
+
+void CommCore::settle(CollectiveTask& op, const Pending& entry) {
+  if (auto error = op.error()) {
+    if (op.timed_out() && op.sequence() > 0) error = naming_absent_ranks(error, op.sequence());
     try {
       std::rethrow_exception(error);
     } catch (const std::exception& e) {
       mark_broken(e.what());
     }
-    if (active_.future)  // none: a caller-run call reads the task's error
-      driver_.after_release([future = active_.future, error] { future->fail(error); });
+    if (entry.future)  // none: a caller-run call reads the task's error
+      driver_.after_release([future = entry.future, error] { future->fail(error); });
   } else {
-    if (active_.op->sequence() > 0) {
-      lanes_.finished(active_.op->sequence(), active_.all_started);
-      active_.op->succeeded();
-      if (active_.allreduce_bytes > 0 && active_timed_) {
+    if (op.sequence() > 0) {
+      lanes_.finished(op.sequence(), entry.all_started);
+      op.succeeded();
+      if (entry.allreduce_bytes > 0 && active_timed_) {
         const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - active_since_;
-        arrival_.allreduce_took(active_.allreduce_bytes, took.count());
+        arrival_.allreduce_took(entry.allreduce_bytes, took.count());
       }
     }
-    if (active_.last_of_call && active_.future) driver_.after_release([future = active_.future] { future->complete(); });
+    if (entry.last_of_call && entry.future) driver_.after_release([future = entry.future] { future->complete(); });
   }
-  active_ = Pending{};
 }
 
 std::shared_ptr<CommCore> CommCore::split(int color, int key) {

@@ -227,8 +227,14 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // Drive holder, idle, hot_ the call's shape.
   Future run_inline(const CollectiveCall& call, bool& handed_over);
   // hot_'s task for the call: the last one re-armed with the call's buffers,
-  // or a new one (a new hot_, or the last one failed).
+  // or a new one (a new hot_, or the last one failed), with inline_pending_
+  // its queue entry.
   InlineCollective& inline_task_for(const CollectiveCall& call);
+  // Drive holder, idle: runs the inline task outside the queue (started,
+  // polled and settled here, active_ left empty) until it finishes or
+  // `budget` passes; true when it finished. The queue's machinery costs a
+  // third of an 8-byte allreduce at P = 2 (docs/benchmarks.md).
+  bool run_inline_alone(InlineCollective& task, std::chrono::microseconds budget);
   // Drive holder: a caller-run task the caller gives up on gets a Future, and
   // the progress thread takes over.
   std::shared_ptr<FutureState> hand_over(Pending& pending);
@@ -243,6 +249,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // it first found nothing to do (kUntilDone: while `more()`).
   static constexpr std::chrono::microseconds kUntilDone = std::chrono::microseconds::max();
   void drive_while(const std::function<bool()>& more, std::chrono::microseconds budget);
+  // drive_while's loop: `step()` (true on progress) while `more()`.
+  template <class Step, class More>
+  void drive_loop(Step step, More more, std::chrono::microseconds budget);
   std::chrono::microseconds caller_budget(const CollectiveCall& call) const;
   static Future outcome_of(const CollectiveTask& task);
   static Future completed_future();
@@ -257,7 +266,13 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   void wake_engine();
   void start_next();
   void start_active();
+  // Gives `op` its sequence number (0: it exchanges nothing), notes it as
+  // entered and timed, and starts it.
+  void begin(CollectiveTask& op, const Pending& entry);
   void retire();
+  // A finished task's outcome: a failure breaks the communicator, a success
+  // frees its lanes and feeds tau; `entry.future` (if any) completes.
+  void settle(CollectiveTask& op, const Pending& entry);
   std::exception_ptr naming_absent_ranks(std::exception_ptr error, std::uint64_t sequence);
   void check_straggler();
   void mark_broken(const std::string& why);
@@ -305,6 +320,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // runs, through a pointer that owns nothing; replaced only when idle).
   std::shared_ptr<const Prepared> hot_;
   std::optional<InlineCollective> inline_task_;
+  Pending inline_pending_;  // inline_task_'s queue entry, should the caller hand it over
 };
 
 std::shared_ptr<FutureState> failed_future(const std::string& message);
