@@ -105,11 +105,11 @@ MachineProfile default_profile() {
   profile.node.peer_read = 8.9e-11;
   profile.node.read_call = 2.24e-6;
   // The flag lines: P = 2 in the VM's fast phase, as the rest (docs/
-  // benchmarks.md, "This VM's slow phases"), 2026-11-27: 0.026 us per line
-  // of an allreduce, which at P = 2 is two transfers (one each way) since
-  // 2026-11-28.
-  profile.node.inline_call = 3.4e-7;
-  profile.node.inline_line = 1.3e-8;
+  // benchmarks.md, "This VM's slow phases"), eb-bench calibrate, three runs
+  // (0.30-0.31 us, 5.4-6.1 ns), 2026-11-28, after the fast path ran its
+  // task outside the queue and copied whole lines inline.
+  profile.node.inline_call = 3.07e-7;
+  profile.node.inline_line = 5.4e-9;
   // wake: eb-bench calibrate at P = 4 on the same VM (4 ranks on 2 cores;
   // 1.9-3.0 us over three runs; docs/benchmarks.md, "Ranks sharing
   // cores"), 2026-11-27.

@@ -22,6 +22,16 @@ namespace {
 
 using coll::Collective;
 
+// A line's payload copied: a whole line's as one fixed-size copy (inlined
+// moves, where a copy of a size known only at run time is a call into the C
+// library: about a third of a 1 KiB bcast's time at P = 2).
+void copy_payload(std::byte* to, const std::byte* from, std::size_t bytes) {
+  if (bytes == InlineCollective::kPayloadBytes)
+    std::memcpy(to, from, InlineCollective::kPayloadBytes);
+  else
+    std::memcpy(to, from, bytes);
+}
+
 }  // namespace
 
 std::vector<std::byte*> InlineCollective::direct_windows(Transport& transport) {
@@ -116,6 +126,8 @@ void InlineCollective::start(std::uint64_t sequence) {
     next_ = read_end_;
     return;
   }
+  own_from_input_ = call_.collective == Collective::reduce && rank_ == call_.root &&
+                    (buffers_.input != buffers_.output || rank_ == read_begin_);
   value_ = flag_value(sequence, signature_);
   lane_offset_ = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kInlineLanes));
   poll();
@@ -127,7 +139,7 @@ void InlineCollective::publish() {
   std::byte* line = lines_of(rank_);
   for (std::size_t first = 0; first < published_elems_; first += per_line_, line += kLineBytes) {
     const std::size_t n = std::min(per_line_, published_elems_ - first);
-    std::memcpy(line + sizeof(std::uint64_t), buffers_.input + first * elem_, n * elem_);
+    copy_payload(line + sizeof(std::uint64_t), buffers_.input + first * elem_, n * elem_);
     store_release(line, value_);
   }
 }
@@ -155,7 +167,7 @@ void InlineCollective::gather(int rank, std::byte* to) const {
   std::size_t at = first_at_;
   for (std::size_t left = read_count_; left > 0; line += kLineBytes, at = 0) {
     const std::size_t take = std::min(per_line_ - at, left);
-    std::memcpy(to, line + sizeof(std::uint64_t) + at * elem_, take * elem_);
+    copy_payload(to, line + sizeof(std::uint64_t) + at * elem_, take * elem_);
     to += take * elem_;
     left -= take;
   }
@@ -169,17 +181,26 @@ void InlineCollective::take(int rank) {
     const std::size_t block = call_.collective == Collective::allgather ? static_cast<std::size_t>(rank) : 0;
     return gather(rank, buffers_.output + block * read_count_ * elem_);
   }
+  if (rank == rank_ && own_from_input_) return fold_own_input();
   if (rank == read_begin_) return gather(rank, buffers_.output);
   alignas(16) std::array<std::byte, kLines * kPayloadBytes> part;
   gather(rank, part.data());
   buffers_.op.apply(buffers_.type, buffers_.output, buffers_.output, part.data(), read_count_);
 }
 
+void InlineCollective::fold_own_input() {
+  if (rank_ == read_begin_) {
+    if (buffers_.input != buffers_.output) std::memcpy(buffers_.output, buffers_.input, read_count_ * elem_);
+    return;
+  }
+  buffers_.op.apply(buffers_.type, buffers_.output, buffers_.output, buffers_.input, read_count_);
+}
+
 bool InlineCollective::poll() {
   if (finished()) return false;
   bool progressed = false;
   if (!published_) {
-    if (publishes_) {
+    if (publishes_ && !own_from_input_) {
       if (!lanes_->all_free(rank_, sequence_, WindowLayout::kInlineLanes)) {
         watch();
         return false;
@@ -189,7 +210,7 @@ bool InlineCollective::poll() {
     published_ = true;
     progressed = true;
   }
-  while (next_ < read_end_ && !failure_.failed() && ready(next_)) {
+  while (next_ < read_end_ && !failure_.failed() && ((next_ == rank_ && own_from_input_) || ready(next_))) {
     take(next_++);
     progressed = true;
   }

@@ -15,10 +15,15 @@
 //
 //   collective      publishes           reads                          into output
 //   allreduce       every rank: input   every rank: all                fold
-//   reduce          every rank: input   root: every rank, all          fold
+//   reduce          every rank: input*  root: every rank, all          fold
 //   bcast           root: its buffer    non-roots: the root, all       place at 0
 //   allgather       every rank: block   every rank: every rank, all    place at k x count
 //   reduce_scatter  every rank: P blocks every rank: every rank, block r  fold
+//
+// * reduce's root folds its own part from its input and publishes nothing
+//   (no peer reads it), unless in place with a rank before it: that rank's
+//   part, folded first, overwrites the input, so the root keeps a copy in
+//   its lines as the others do.
 //
 // Cost: one write of the published vector, one line transfer per peer per 56
 // bytes read; no round waits on another rank's partial result.
@@ -105,6 +110,8 @@ class InlineCollective final : public CollectiveTask {
   // Copies the elements this rank reads of `rank`'s lines to `to`.
   void gather(int rank, std::byte* to) const;
   void take(int rank);
+  // Reduce's root, its own part: straight from its input.
+  void fold_own_input();
   void watch();
 
   const std::vector<std::byte*>* windows_;
@@ -133,6 +140,7 @@ class InlineCollective final : public CollectiveTask {
   std::uint64_t sequence_ = 0;
   std::uint64_t value_ = 0;  // flag_value(sequence, signature)
   std::size_t lane_offset_ = 0;  // of this sequence's lane's inline lines
+  bool own_from_input_ = false;  // this call: reduce's root takes its own part from its input
   bool published_ = false;  // done publishing, or nothing to publish
   int next_ = 0;            // the next rank to read
   FirstFailure failure_;
