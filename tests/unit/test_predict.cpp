@@ -215,8 +215,11 @@ TEST_CASE("auto: the model's first choice for the call's size class") {
     for (int ranks : {2, 3, 4, 8})
       for (std::size_t bytes : {std::size_t{2000}, std::size_t{4096}, std::size_t{65536 + 4}, std::size_t{3 << 20}}) {
         const std::size_t class_bytes = std::bit_ceil(bytes);
+        // Directly reached windows offer the inline lines where the class fits them.
+        const bool fits_lines = inline_published(Collective::allreduce, ranks, bytes) <= kInlineLinesBytes;
+        const DirectPaths paths{direct && fits_lines, false};
         const auto ranked = predict_all(Collective::allreduce, ranks, class_bytes / 4, 4, true,
-                                        direct ? profile.node : profile.network);
+                                        direct ? profile.node : profile.network, paths);
         CAPTURE(ranks);
         CAPTURE(bytes);
         CHECK(chosen(Collective::allreduce, bytes, ranks, true, direct) == ranked.front().algorithm);
