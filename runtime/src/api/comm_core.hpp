@@ -232,8 +232,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   InlineCollective& inline_task_for(const CollectiveCall& call);
   // Drive holder, idle: runs the inline task outside the queue (started,
   // polled and settled here, active_ left empty) until it finishes or
-  // `budget` passes; true when it finished. The queue's machinery costs a
-  // third of an 8-byte allreduce at P = 2 (docs/benchmarks.md).
+  // `budget` passes; true when it finished. The queue's machinery cost over
+  // a quarter of an 8-byte allreduce at P = 2 (docs/benchmarks.md).
   bool run_inline_alone(InlineCollective& task, std::chrono::microseconds budget);
   // Drive holder: a caller-run task the caller gives up on gets a Future, and
   // the progress thread takes over.

@@ -24,7 +24,7 @@ using coll::Collective;
 
 // A line's payload copied: a whole line's as one fixed-size copy (inlined
 // moves, where a copy of a size known only at run time is a call into the C
-// library: about a third of a 1 KiB bcast's time at P = 2).
+// library per line).
 void copy_payload(std::byte* to, const std::byte* from, std::size_t bytes) {
   if (bytes == InlineCollective::kPayloadBytes)
     std::memcpy(to, from, InlineCollective::kPayloadBytes);
