@@ -210,7 +210,7 @@ bool InlineCollective::poll() {
     published_ = true;
     progressed = true;
   }
-  while (next_ < read_end_ && !failure_.failed() && ((next_ == rank_ && own_from_input_) || ready(next_))) {
+  while (next_ < read_end_ && !failure_.failed() && readable(next_)) {
     take(next_++);
     progressed = true;
   }
@@ -227,7 +227,7 @@ void InlineCollective::watch() {
   if (!published_) return time_out("watchdog: peers did not finish the collective before this one for " + after);
   std::string waiting;
   for (int r = next_; r < read_end_; ++r)
-    if (!ready(r)) waiting += (waiting.empty() ? " rank " : ", rank ") + std::to_string(r);
+    if (!readable(r)) waiting += (waiting.empty() ? " rank " : ", rank ") + std::to_string(r);
   time_out("watchdog: no notification arrived for " + after + "; still waiting for" + waiting);
 }
 

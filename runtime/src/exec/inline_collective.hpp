@@ -107,6 +107,9 @@ class InlineCollective final : public CollectiveTask {
   // True when the lines holding what this rank reads of `rank` carry this
   // collective's flag value; fails the task on a line from another call.
   bool ready(int rank);
+  // What this rank reads of `rank` is there: its input (reduce's root, its
+  // own part) or `rank`'s lines (ready()).
+  bool readable(int rank) { return (rank == rank_ && own_from_input_) || ready(rank); }
   // Copies the elements this rank reads of `rank`'s lines to `to`.
   void gather(int rank, std::byte* to) const;
   void take(int rank);
