@@ -129,10 +129,10 @@ EARLYBIRD_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int coun
   const CallSpec call =
       reduction_call(earlybird::coll::Collective::allreduce, "MPI_Iallreduce", comm, count, datatype, op);
   try {
-    const Route chosen = route(call);
+    const Route chosen = route(call, false);
     if (!chosen.communicator) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    return request_for(chosen.communicator->allreduce(input, recvbuf, call.count, call.type, call.op, chosen.options),
+    return request_for(chosen.communicator->allreduce(input, recvbuf, call.count, call.type, call.op, *chosen.options),
                        comm, request);
   } catch (const std::exception& e) {
     return report_failure(comm, call.name, e.what());

@@ -29,9 +29,7 @@ struct Decided {
 
 Decided decide(const CallSpec& call) {
   try {
-    Route chosen = route(call);
-    chosen.options.blocking = true;  // the caller waits right away: run it on this thread at any size
-    return {chosen};
+    return {route(call, true)};  // the caller waits right away: run it on this thread at any size
   } catch (const std::exception& e) {
     return {{}, report_failure(call.comm, call.name, e.what())};
   }
@@ -74,7 +72,7 @@ EARLYBIRD_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count
   if (!decided.route.communicator) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   const void* input = in_place(sendbuf) ? recvbuf : sendbuf;
   return wait_for(call, decided.route.communicator->allreduce(input, recvbuf, call.count, call.type, call.op,
-                                                              decided.route.options));
+                                                              *decided.route.options));
 }
 
 EARLYBIRD_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -91,7 +89,7 @@ EARLYBIRD_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, M
   void* output = root_here ? recvbuf : nullptr;
   const void* input = !in_place(sendbuf) ? sendbuf : output;
   return wait_for(call, decided.route.communicator->reduce(input, output, call.count, call.type, call.op, root,
-                                                           decided.route.options));
+                                                           *decided.route.options));
 }
 
 EARLYBIRD_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -100,7 +98,7 @@ EARLYBIRD_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, i
   const Decided decided = decide(call);
   if (decided.error != MPI_SUCCESS) return decided.error;
   if (!decided.route.communicator) return PMPI_Bcast(buffer, count, datatype, root, comm);
-  return wait_for(call, decided.route.communicator->bcast(buffer, call.count, call.type, root, decided.route.options));
+  return wait_for(call, decided.route.communicator->bcast(buffer, call.count, call.type, root, *decided.route.options));
 }
 
 EARLYBIRD_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -120,8 +118,8 @@ EARLYBIRD_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datat
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   auto& communicator = *decided.route.communicator;
   return wait_for(call, in_place(sendbuf)
-                            ? communicator.allgather_in_place(recvbuf, call.count, call.type, decided.route.options)
-                            : communicator.allgather(sendbuf, recvbuf, call.count, call.type, decided.route.options));
+                            ? communicator.allgather_in_place(recvbuf, call.count, call.type, *decided.route.options)
+                            : communicator.allgather(sendbuf, recvbuf, call.count, call.type, *decided.route.options));
 }
 
 EARLYBIRD_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
@@ -133,7 +131,7 @@ EARLYBIRD_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf
   if (decided.error != MPI_SUCCESS) return decided.error;
   if (!decided.route.communicator) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
   auto& communicator = *decided.route.communicator;
-  const auto& options = decided.route.options;
+  const auto& options = *decided.route.options;
   return wait_for(call, in_place(sendbuf)
                             ? communicator.reduce_scatter_in_place(recvbuf, call.count, call.type, call.op, options)
                             : communicator.reduce_scatter(sendbuf, recvbuf, call.count, call.type, call.op, options));

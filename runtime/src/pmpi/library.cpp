@@ -11,6 +11,8 @@ struct Library::CommState {
   Communicator communicator;
 };
 
+thread_local Library::LastLookup Library::last_lookup_;
+
 Library& Library::instance() {
   static Library library;
   return library;
@@ -20,6 +22,13 @@ void Library::start(int required, int provided) {
   reported_level_ = std::min(required, provided);
   config_ = config::pmpi_config_from_environment();
   if (config_.disabled) return;
+  for (std::size_t collective = 0; collective < options_[0].size(); ++collective)
+    for (bool blocking : {false, true}) {
+      CollectiveOptions& options = options_[blocking ? 1 : 0][collective];
+      options.algorithm = config_.algorithm_for(static_cast<coll::Collective>(collective));
+      options.segment_bytes = config_.segment_bytes;
+      options.blocking = blocking;
+    }
   if (provided < MPI_THREAD_MULTIPLE) {
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -46,7 +55,21 @@ void Library::stop() {
   runtime_.reset();
 }
 
+Communicator* Library::last_communicator(MPI_Comm comm) const {
+  const LastLookup& last = last_lookup_;
+  if (last.comm != comm || last.released != released_.load(std::memory_order_acquire)) return nullptr;
+  return last.communicator;
+}
+
 Communicator& Library::communicator_for(MPI_Comm comm) {
+  // Read before the lookup: a release after it makes the remembered one stale.
+  const std::uint64_t released = released_.load(std::memory_order_acquire);
+  Communicator& communicator = looked_up(comm);
+  last_lookup_ = {comm, &communicator, released};
+  return communicator;
+}
+
+Communicator& Library::looked_up(MPI_Comm comm) {
   void* value = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(comm, keyval_, &value, &found);
@@ -69,6 +92,7 @@ int Library::delete_state(MPI_Comm, int, void* value, void*) {
 }
 
 void Library::forget(CommState* state) {
+  released_.fetch_add(1, std::memory_order_acq_rel);
   std::lock_guard lock(mutex_);
   std::erase_if(entries_, [state](const Entry& entry) { return entry.state == state; });
 }

@@ -9,10 +9,14 @@
 
 #include "../config/environment.hpp"
 
+#include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/communicator.hpp>
 #include <earlybird/runtime.hpp>
 
+#include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -43,6 +47,18 @@ class Library {
   // The earlybird communicator over `comm`, created on first use (collective
   // over `comm`). Requires active(); throws earlybird::Error if creation fails.
   Communicator& communicator_for(MPI_Comm comm);
+  // The earlybird communicator over `comm` if this thread's last lookup was
+  // of `comm` and no communicator state was released since; else nullptr
+  // (ask communicator_for). No MPI call: the per-call path of a program
+  // calling collectives on one communicator.
+  Communicator* last_communicator(MPI_Comm comm) const;
+
+  // The options of an intercepted call of `collective` (EARLYBIRD_<COLLECTIVE>,
+  // EARLYBIRD_SEGMENT_BYTES), made once at start(): `blocking` for the calls
+  // that wait at once.
+  const CollectiveOptions& options(coll::Collective collective, bool blocking) const {
+    return options_[blocking ? 1 : 0][static_cast<std::size_t>(collective)];
+  }
 
  private:
   struct CommState;
@@ -50,6 +66,14 @@ class Library {
     MPI_Comm comm;
     CommState* state;
   };
+  // This thread's last lookup; valid while `released` equals released_.
+  struct LastLookup {
+    MPI_Comm comm = MPI_COMM_NULL;
+    Communicator* communicator = nullptr;
+    std::uint64_t released = 0;
+  };
+  static thread_local LastLookup last_lookup_;
+  Communicator& looked_up(MPI_Comm comm);
   static int delete_state(MPI_Comm comm, int keyval, void* value, void* extra);
   void forget(CommState* state);
 
@@ -59,6 +83,10 @@ class Library {
   int keyval_ = MPI_KEYVAL_INVALID;
   std::mutex mutex_;              // guards entries_ and creation (Runtime::adopt is not thread-safe)
   std::vector<Entry> entries_;    // creation order
+  // Counts released communicator states: a handle MPI reuses for a new
+  // communicator is never taken for the old one's.
+  std::atomic<std::uint64_t> released_{1};
+  std::array<std::array<CollectiveOptions, coll::kCollectives.size()>, 2> options_;  // [blocking][collective]
 };
 
 }  // namespace earlybird::pmpi

@@ -50,26 +50,22 @@ std::string size_class(std::size_t bytes) {
 }
 
 // One line per (call, communicator size, size class) and decision (calls of
-// one class may differ in datatype or operator), from the communicator's rank 0.
-void log_once(const CallSpec& call, int ranks, const std::string& decision) {
+// one class may differ in datatype or operator), from the communicator's rank
+// 0. `decision` makes the text, only when EARLYBIRD_VERBOSE asks for it.
+template <class Decision>
+void log_once(const CallSpec& call, const Decision& decision) {
   if (!Library::instance().config().verbose) return;
   int rank = 0;
   PMPI_Comm_rank(call.comm, &rank);
   if (rank != 0) return;
+  const int ranks = comm_size(call.comm);
+  const std::string text = decision();
   static std::mutex mutex;
   static std::set<std::tuple<std::string, int, int, std::string>> logged;
   std::lock_guard lock(mutex);
-  if (!logged.emplace(call.name, ranks, std::bit_width(call.bytes), decision).second) return;
+  if (!logged.emplace(call.name, ranks, std::bit_width(call.bytes), text).second) return;
   std::fprintf(stderr, "earlybird: %s P=%d bytes %s: %s\n", call.name, ranks, size_class(call.bytes).c_str(),
-               decision.c_str());
-}
-
-CollectiveOptions options_for(coll::Collective collective) {
-  const config::PmpiConfig& config = Library::instance().config();
-  CollectiveOptions options;
-  options.algorithm = config.algorithm_for(collective);
-  options.segment_bytes = config.segment_bytes;
-  return options;
+               text.c_str());
 }
 
 }  // namespace
@@ -79,7 +75,8 @@ CallSpec reduction_call(coll::Collective collective, const char* name, MPI_Comm 
   CallSpec call{collective, name, comm};
   const auto earlybird_type = reduction_type(type);
   const auto earlybird_op = predefined_op(op);
-  call.bytes = count > 0 ? static_cast<std::size_t>(count) * type_bytes(type) : 0;
+  const std::size_t element = earlybird_type ? size_of(*earlybird_type) : type_bytes(type);
+  call.bytes = count > 0 ? static_cast<std::size_t>(count) * element : 0;
   if (count < 0) call.unsupported = "negative count (MPI reports it)";
   else if (!earlybird_type) call.unsupported = "datatype is not a predefined integer or floating-point type";
   else if (!earlybird_op) call.unsupported = "operator is not one of MPI_SUM ... MPI_BXOR";
@@ -102,21 +99,22 @@ CallSpec movement_call(coll::Collective collective, const char* name, MPI_Comm c
   return call;
 }
 
-Route route(const CallSpec& call) {
-  if (!Library::instance().active() || call.comm == MPI_COMM_NULL) return {};
-  if (is_intercommunicator(call.comm)) {
-    log_once(call, comm_size(call.comm), "passes through (inter-communicator)");
+Route route(const CallSpec& call, bool blocking) {
+  Library& library = Library::instance();
+  if (!library.active() || call.comm == MPI_COMM_NULL) return {};
+  // A communicator earlybird already runs on is an intra-communicator.
+  Communicator* known = library.last_communicator(call.comm);
+  if (!known && is_intercommunicator(call.comm)) {
+    log_once(call, [] { return std::string("passes through (inter-communicator)"); });
     return {};
   }
-  const int ranks = comm_size(call.comm);
   if (const char* reason = pass_through_reason(call)) {
-    log_once(call, ranks, std::string("passes through (") + reason + ")");
+    log_once(call, [reason] { return std::string("passes through (") + reason + ")"; });
     return {};
   }
-  Route chosen{nullptr, options_for(call.collective)};
-  log_once(call, ranks, "earlybird " + algorithm_named(chosen.options));
-  chosen.communicator = &Library::instance().communicator_for(call.comm);
-  return chosen;
+  const CollectiveOptions& options = library.options(call.collective, blocking);
+  log_once(call, [&options] { return "earlybird " + algorithm_named(options); });
+  return {known ? known : &library.communicator_for(call.comm), &options};
 }
 
 bool in_place_receive(const void* recvbuf) { return recvbuf == MPI_IN_PLACE; }

@@ -46,13 +46,14 @@ bool in_place_receive(const void* recvbuf);
 int report_in_place_receive(MPI_Comm comm, const char* call, int error_class);
 
 struct Route {
-  Communicator* communicator = nullptr;  // nullptr: pass through
-  CollectiveOptions options;
+  Communicator* communicator = nullptr;         // nullptr: pass through
+  const CollectiveOptions* options = nullptr;   // the library's, for `blocking` calls or not
 };
 
 // Decides, logs the decision once per (call, communicator size, size class)
 // with EARLYBIRD_VERBOSE=1, and on the earlybird path creates the
-// communicator's state if needed (collective). Throws earlybird::Error if that fails.
-Route route(const CallSpec& call);
+// communicator's state if needed (collective). `blocking`: the caller waits
+// at once (CollectiveOptions::blocking). Throws earlybird::Error if creation fails.
+Route route(const CallSpec& call, bool blocking);
 
 }  // namespace earlybird::pmpi
