@@ -2,11 +2,11 @@
  * loop, to compare Open MPI with the PMPI library preloaded (docs/benchmarks.md,
  * "Blocking calls run on the caller at any size"). Links MPI only.
  *
- *   mpirun -np P eb-pmpi-loop allreduce|bcast|allgather BYTES ITERATIONS
+ *   mpirun -np P eb-pmpi-loop allreduce|reduce|bcast|allgather BYTES ITERATIONS
  *   mpirun -np P -x LD_PRELOAD=build/runtime/libearlybird_mpi.so \
  *          -x EARLYBIRD_MIN_BYTES=0 eb-pmpi-loop ...
  *
- * float32 elements, MPI_SUM, root 0; BYTES per rank (allgather: per block).
+ * float32 elements, MPI_SUM, root 0 (reduce, bcast); BYTES per rank (allgather: per block).
  * Calls back to back, no barrier between them; five rounds of ITERATIONS
  * calls, the best round's time per call, the slowest rank's. After the last
  * round every rank checks its output exactly (small integers: any summation
@@ -24,6 +24,8 @@ static float input_value(int rank, long i) { return (float)(rank + i % 7); }
 static void call(const char* what, float* in, float* out, int n) {
   if (!strcmp(what, "allreduce"))
     MPI_Allreduce(in, out, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  else if (!strcmp(what, "reduce"))
+    MPI_Reduce(in, out, n, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
   else if (!strcmp(what, "bcast"))
     MPI_Bcast(in, n, MPI_FLOAT, 0, MPI_COMM_WORLD);
   else
@@ -31,10 +33,11 @@ static void call(const char* what, float* in, float* out, int n) {
 }
 
 /* Elements of this rank's result that differ from what the call must give. */
-static long count_wrong(const char* what, const float* in, const float* out, int n, int ranks) {
+static long count_wrong(const char* what, const float* in, const float* out, int n, int rank, int ranks) {
   long wrong = 0;
+  if (!strcmp(what, "reduce") && rank != 0) return 0; /* only the root's output is defined */
   for (long i = 0; i < n; ++i) {
-    if (!strcmp(what, "allreduce")) {
+    if (!strcmp(what, "allreduce") || !strcmp(what, "reduce")) {
       float expected = 0;
       for (int r = 0; r < ranks; ++r) expected += input_value(r, i);
       wrong += out[i] != expected;
@@ -52,8 +55,9 @@ int main(int argc, char** argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  if (argc != 4 || (strcmp(argv[1], "allreduce") && strcmp(argv[1], "bcast") && strcmp(argv[1], "allgather"))) {
-    if (rank == 0) fprintf(stderr, "usage: eb-pmpi-loop allreduce|bcast|allgather BYTES ITERATIONS\n");
+  if (argc != 4 || (strcmp(argv[1], "allreduce") && strcmp(argv[1], "reduce") && strcmp(argv[1], "bcast") &&
+                    strcmp(argv[1], "allgather"))) {
+    if (rank == 0) fprintf(stderr, "usage: eb-pmpi-loop allreduce|reduce|bcast|allgather BYTES ITERATIONS\n");
     MPI_Finalize();
     return 1;
   }
@@ -73,7 +77,7 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (slowest < best) best = slowest;
   }
-  long wrong = count_wrong(what, in, out, n, ranks), wrong_total = 0;
+  long wrong = count_wrong(what, in, out, n, rank, ranks), wrong_total = 0;
   MPI_Allreduce(&wrong, &wrong_total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
     printf("%s %ld B, P = %d: %.2f us per call (best of %d rounds of %ld), %ld wrong\n", what, (long)n * 4, ranks,

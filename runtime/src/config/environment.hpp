@@ -54,11 +54,13 @@ void prefer_shared_memory_rma();
 
 // --- the PMPI library (libearlybird_mpi.so), read at MPI_Init.
 
-// Calls whose message is smaller than this pass through: up to 4 KiB
-// earlybird is still 1.1-1.4x Open MPI's latency on one node
-// (docs/benchmarks.md, "The node path"); 8-64 KiB it is faster, but the
-// rooted collectives lose at 64 KiB.
-constexpr std::size_t kDefaultMinBytes = 32 * 1024;
+// Calls whose message is smaller than this pass through. In a loop of calls
+// through the library (bench/pmpi_loop.c, P = 2 and 4 on the project's VM)
+// earlybird takes 0.14-0.74 of Open MPI's time from 4 KiB for every
+// collective; below, reduce and bcast of 8 B take 1.3-1.7x and allgather
+// of 1-2 KiB 1.1-1.2x (docs/benchmarks.md, "The PMPI library's per-call
+// path").
+constexpr std::size_t kDefaultMinBytes = 4 * 1024;
 
 struct PmpiConfig {
   bool disabled = false;                    // EARLYBIRD_DISABLE

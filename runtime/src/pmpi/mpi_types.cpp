@@ -19,17 +19,18 @@ std::optional<Datatype> reduction_type(MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL) return std::nullopt;
   // MPI handles are not constant expressions in Open MPI: a table, not a
   // switch, made once (predefined handles never change).
+  // The types reductions use most come first.
   static const std::pair<MPI_Datatype, Datatype> table[] = {
+      as<float>(MPI_FLOAT),             as<double>(MPI_DOUBLE),
+      as<int>(MPI_INT),                 as<long>(MPI_LONG),
       as<signed char>(MPI_SIGNED_CHAR), as<unsigned char>(MPI_UNSIGNED_CHAR),
       as<short>(MPI_SHORT),             as<unsigned short>(MPI_UNSIGNED_SHORT),
-      as<int>(MPI_INT),                 as<unsigned>(MPI_UNSIGNED),
-      as<long>(MPI_LONG),               as<unsigned long>(MPI_UNSIGNED_LONG),
+      as<unsigned>(MPI_UNSIGNED),       as<unsigned long>(MPI_UNSIGNED_LONG),
       as<long long>(MPI_LONG_LONG),     as<unsigned long long>(MPI_UNSIGNED_LONG_LONG),
       as<std::int8_t>(MPI_INT8_T),      as<std::uint8_t>(MPI_UINT8_T),
       as<std::int16_t>(MPI_INT16_T),    as<std::uint16_t>(MPI_UINT16_T),
       as<std::int32_t>(MPI_INT32_T),    as<std::uint32_t>(MPI_UINT32_T),
       as<std::int64_t>(MPI_INT64_T),    as<std::uint64_t>(MPI_UINT64_T),
-      as<float>(MPI_FLOAT),             as<double>(MPI_DOUBLE),
   };
   for (const auto& [mpi, earlybird] : table)
     if (mpi == type) return earlybird;
