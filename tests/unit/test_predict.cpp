@@ -216,7 +216,7 @@ TEST_CASE("auto: the model's first choice for the call's size class") {
       for (std::size_t bytes : {std::size_t{2000}, std::size_t{4096}, std::size_t{65536 + 4}, std::size_t{3 << 20}}) {
         const std::size_t class_bytes = std::bit_ceil(bytes);
         // Directly reached windows offer the inline lines where the class fits them.
-        const bool fits_lines = inline_published(Collective::allreduce, ranks, bytes) <= kInlineLinesBytes;
+        const bool fits_lines = bytes <= inline_limit(Collective::allreduce, ranks);
         const DirectPaths paths{direct && fits_lines, false};
         const auto ranked = predict_all(Collective::allreduce, ranks, class_bytes / 4, 4, true,
                                         direct ? profile.node : profile.network, paths);
@@ -348,7 +348,7 @@ TEST_CASE("inline_flags: on the lines where the call fits them and they were mea
     CAPTURE(to_string(c));
     const Algorithm* entry = find_algorithm(c, "inline_flags");
     REQUIRE(entry);
-    const std::size_t most = kInlineLinesBytes / inline_published(c, 4, 1);
+    const std::size_t most = inline_limit(c, 4);
     CHECK(inline_flags(predict_all(c, 4, most / 4, 4, true, costs, {.inline_lines = true})) ==
           relative(predict_inline_lines(c, 4, most / 4, 4, costs)));
     // Past the lines, or without them, its schedule runs: priced as such.
@@ -402,7 +402,7 @@ TEST_CASE("auto on a direct communicator: a call that fits the inline lines is a
     for (int ranks : {2, 3, 4, 16}) {
       CAPTURE(to_string(c));
       CAPTURE(ranks);
-      const std::size_t most = kInlineLinesBytes / inline_published(c, ranks, 1);
+      const std::size_t most = inline_limit(c, ranks);
       for (std::size_t bytes : {std::size_t{8}, most, most + 1}) {
         if (bytes == 0) continue;
         CAPTURE(bytes);
@@ -449,7 +449,7 @@ TEST_CASE("decide_ahead: the same choices as deciding at first use, and the verb
   earlybird::config::decide_ahead(7, true, 0, 0, false);
   const std::size_t direct = earlybird::config::rankings_made();
   for (Collective c : kCollectives)
-    for (std::size_t bytes : {std::size_t{3}, std::size_t{60}, kInlineLinesBytes / inline_published(c, 7, 1),
+    for (std::size_t bytes : {std::size_t{3}, std::size_t{60}, inline_limit(c, 7),
                               kInlineLinesBytes, std::size_t{5000}}) {
       CAPTURE(to_string(c));
       CAPTURE(bytes);

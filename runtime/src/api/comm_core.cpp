@@ -268,6 +268,32 @@ InlineCollective& CommCore::inline_task_for(const CollectiveCall& call) {
   return task;
 }
 
+// Spins unless other ranks' threads may run on this rank's CPUs: the progress
+// thread, which may share this rank's core, backs off meanwhile (urgent() is
+// false). The clock is read once per kTurnsPerClockRead idle turns.
+template <class Step, class More>
+void CommCore::drive_loop(Step step, More more, std::chrono::microseconds budget) {
+  constexpr int kTurnsPerClockRead = 16;
+  Backoff backoff(topo::cores_shared_with_other_ranks());
+  std::optional<std::chrono::steady_clock::time_point> until;
+  for (int idle = 0; more();) {
+    if (step()) {
+      backoff.reset();
+      continue;
+    }
+    if (budget != kUntilDone && ++idle % kTurnsPerClockRead == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!until) until = now + budget;
+      if (now > *until) return;
+    }
+    backoff.pause();
+  }
+}
+
+void CommCore::drive_while(const std::function<bool()>& more, std::chrono::microseconds budget) {
+  drive_loop([this] { return drive(); }, more, budget);
+}
+
 // A communicator with a failed collective, or a call with a straggler
 // threshold, takes the queue's path (start_active fails the call, drive()
 // reports stragglers). Posted work runs meanwhile, as drive() runs it (a
@@ -314,32 +340,6 @@ bool CommCore::run_alone(const CollectiveCall& call) {
 bool CommCore::idle_after_posted() {
   driver_.run_posted();
   return !active_.op && queue_.empty();
-}
-
-// Spins unless other ranks' threads may run on this rank's CPUs: the progress
-// thread, which may share this rank's core, backs off meanwhile (urgent() is
-// false). The clock is read once per kTurnsPerClockRead idle turns.
-void CommCore::drive_while(const std::function<bool()>& more, std::chrono::microseconds budget) {
-  drive_loop([this] { return drive(); }, more, budget);
-}
-
-template <class Step, class More>
-void CommCore::drive_loop(Step step, More more, std::chrono::microseconds budget) {
-  constexpr int kTurnsPerClockRead = 16;
-  Backoff backoff(topo::cores_shared_with_other_ranks());
-  std::optional<std::chrono::steady_clock::time_point> until;
-  for (int idle = 0; more();) {
-    if (step()) {
-      backoff.reset();
-      continue;
-    }
-    if (budget != kUntilDone && ++idle % kTurnsPerClockRead == 0) {
-      const auto now = std::chrono::steady_clock::now();
-      if (!until) until = now + budget;
-      if (now > *until) return;
-    }
-    backoff.pause();
-  }
 }
 
 bool CommCore::help() {

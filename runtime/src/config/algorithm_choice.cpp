@@ -166,12 +166,6 @@ const coll::MachineProfile& machine_profile() {
 
 namespace {
 
-// The largest bytes per rank (or block) of `collective` over `ranks` ranks
-// that fit the inline lines.
-std::size_t inline_limit(Collective collective, int ranks) {
-  return coll::kInlineLinesBytes / coll::inline_published(collective, ranks, 1);
-}
-
 // The class a call of these arguments belongs to (default_algorithm).
 ChoiceKey key_for(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct, int node_ranks,
                   int shared_cores, bool reads_peers) {
@@ -182,9 +176,9 @@ ChoiceKey key_for(Collective collective, std::size_t bytes, int ranks, bool comm
   const int model_cores = shared_cores > 0 ? std::max(1, shared_cores * model_ranks / ranks) : 0;
   // A call that fits the inline lines is its own class, up to the most that
   // fits (a class's upper bound may not).
-  const bool fits_inline = direct && bytes <= inline_limit(collective, ranks);
+  const bool fits_inline = direct && bytes <= coll::inline_limit(collective, ranks);
   const std::size_t class_bytes =
-      fits_inline ? std::min(std::bit_ceil(bytes), inline_limit(collective, model_ranks)) : std::bit_ceil(bytes);
+      fits_inline ? std::min(std::bit_ceil(bytes), coll::inline_limit(collective, model_ranks)) : std::bit_ceil(bytes);
   return ChoiceKey{collective,  model_ranks, class_bytes, commutative, direct, nodes_fit ? node_ranks : 0,
                    direct ? model_cores : 0, direct && reads_peers, fits_inline};
 }
@@ -250,7 +244,7 @@ void decide_ahead(int ranks, bool direct, int node_ranks, int shared_cores, bool
     std::vector<std::size_t> sizes;
     for (std::size_t bytes = 1; bytes <= kDecidedAheadBytes; bytes *= 2) sizes.push_back(bytes);
     // The most that fits the inline lines, where that is a class of its own.
-    if (const std::size_t most = inline_limit(collective, ranks); direct && most > 0 && !std::has_single_bit(most))
+    if (const std::size_t most = coll::inline_limit(collective, ranks); direct && most > 0 && !std::has_single_bit(most))
       sizes.insert(std::lower_bound(sizes.begin(), sizes.end(), most), most);
     for (bool commutative : {true, false})
       for (std::size_t bytes : sizes)

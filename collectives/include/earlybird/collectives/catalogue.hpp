@@ -104,6 +104,11 @@ constexpr std::size_t kInlineLinesBytes = kInlineLines * kInlineLinePayloadBytes
 constexpr std::size_t inline_published(Collective collective, int ranks, std::size_t amount) {
   return collective == Collective::reduce_scatter ? static_cast<std::size_t>(ranks) * amount : amount;
 }
+// The most bytes per rank (or per block) of `collective` over `ranks` ranks
+// that fit the inline lines.
+constexpr std::size_t inline_limit(Collective collective, int ranks) {
+  return kInlineLinesBytes / inline_published(collective, ranks, 1);
+}
 
 // peer_reads folds a peer's part this many bytes at a time (one read system
 // call each), so the fold's operand stays in cache.
