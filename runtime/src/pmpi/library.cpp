@@ -22,10 +22,10 @@ void Library::start(int required, int provided) {
   reported_level_ = std::min(required, provided);
   config_ = config::pmpi_config_from_environment();
   if (config_.disabled) return;
-  for (std::size_t collective = 0; collective < options_[0].size(); ++collective)
+  for (coll::Collective collective : coll::kCollectives)
     for (bool blocking : {false, true}) {
-      CollectiveOptions& options = options_[blocking ? 1 : 0][collective];
-      options.algorithm = config_.algorithm_for(static_cast<coll::Collective>(collective));
+      CollectiveOptions& options = options_[blocking ? 1 : 0][static_cast<std::size_t>(collective)];
+      options.algorithm = config_.algorithm_for(collective);
       options.segment_bytes = config_.segment_bytes;
       options.blocking = blocking;
     }
