@@ -3,6 +3,12 @@
 // EARLYBIRD_PROFILE (collectives/predict.hpp), then checks the model: every
 // validated algorithm measured against its prediction, same run.
 //
+// Every allreduce it times, for the fits and for the validation, is timed in
+// one measurement per size, that size's algorithms interleaved round by
+// round (Needs, measure_needs): a fit and the predictions checked against it
+// see the same phase of the machine. The validation marks the calls a fit
+// used.
+//
 // How (docs/algorithms.md, "The cost model"):
 // - gamma and copy in cache and past the caches: local passes over 256 KiB
 //   and 8 MiB (b += a by the runtime's kernel; memcpy), the fastest of
@@ -42,10 +48,14 @@
 #include <earlybird/collectives/predict.hpp>
 #include <earlybird/machine_probe.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -65,7 +75,9 @@ constexpr const char* kTicketAlgorithm = "arrival_chain";
 constexpr const char* kDecisionAlgorithm = "pre_reduced_ring";
 constexpr std::array<const char*, 3> kBandwidthAlgorithms{"ring", "rabenseifner", "recursive_doubling"};
 constexpr std::array<std::size_t, 4> kBandwidthBytes{64u << 10, 1u << 20, 4u << 20, 16u << 20};
+constexpr const char* kInlineAlgorithm = "inline_flags";
 constexpr std::array<std::size_t, 4> kInlineBytes{8, 112, 280, coll::kInlineLinesBytes};
+constexpr std::array<std::size_t, 5> kPeerReadBytes{4096, 64u << 10, 1u << 20, 4u << 20, 16u << 20};
 
 // The local passes for gamma and copy: one that stays in the caches, one
 // that goes past them.
@@ -79,104 +91,129 @@ coll::LocalRates measure_local_rates(std::size_t bytes) {
   return {rates.reduce_s_per_byte, rates.copy_s_per_byte};
 }
 
-// Medians of `algorithms` at `bytes` (MPI's default first, as the reference).
-std::vector<coll::TimedAllreduce> measure(Communicator& comm, const std::vector<const char*>& algorithms,
-                                          std::size_t bytes, double budget, Totals& totals) {
+// Every call calibrate times: per size, the algorithms the fits and the
+// validation need there (Needs), timed in one measurement whose rounds
+// interleave them (measure_size), so a fit and the predictions it is checked
+// against see the same phase of the machine (this VM moved whole runs by 2-3x
+// between launches, and by as much between calibrate's phases when each had
+// its own measurement: docs/algorithms.md, "The cost model").
+class Needs {
+ public:
+  template <std::size_t N, std::size_t M>
+  void add(const std::array<const char*, N>& algorithms, const std::array<std::size_t, M>& sizes) {
+    for (std::size_t bytes : sizes) at_[bytes].insert(algorithms.begin(), algorithms.end());
+  }
+  void add(const std::vector<std::string>& algorithms, const std::vector<std::size_t>& sizes) {
+    for (std::size_t bytes : sizes) at_[bytes].insert(algorithms.begin(), algorithms.end());
+  }
+  const std::map<std::size_t, std::set<std::string>>& by_size() const { return at_; }
+
+ private:
+  std::map<std::size_t, std::set<std::string>> at_;  // bytes -> algorithms
+};
+
+struct Measured {
+  std::vector<coll::TimedAllreduce> calls;  // medians, every rank's slowest
+  std::set<std::string> cannot_run;         // optional algorithms that failed here
+
+  template <std::size_t N, std::size_t M>
+  std::vector<coll::TimedAllreduce> of(const std::array<const char*, N>& algorithms,
+                                       const std::array<std::size_t, M>& sizes) const {
+    std::vector<coll::TimedAllreduce> chosen;
+    for (std::size_t bytes : sizes)
+      for (const char* name : algorithms)
+        for (const coll::TimedAllreduce& call : calls)
+          if (call.bytes == bytes && call.algorithm == name) chosen.push_back(call);
+    return chosen;
+  }
+};
+
+// peer_reads runs only where the ranks may read each other's memory (one
+// node, process_vm_readv allowed): its failure there says so, and is not
+// counted as one.
+constexpr const char* kPeerReads = "peer_reads";
+
+// One measurement per size of everything `needs` names (MPI's default first,
+// as the reference); a wrong result or a failed algorithm counts in `totals`.
+Measured measure_needs(Communicator& comm, const Needs& needs, double budget, Totals& totals) {
   const CollectiveSpec& spec = collective_spec("allreduce");
-  std::vector<Contender> contenders{mpi_contender(spec, "mpi:default", MPI_COMM_WORLD)};
   CollectiveOptions options;
   options.blocking = true;  // timed as eb-bench sweep times them
-  for (const char* name : algorithms) contenders.push_back(earlybird_contender(spec, name, comm, options));
-  const SizeResult r = measure_size(spec, contenders, bytes / kElemBytes, budget, comm.rank(), comm.size());
-  std::vector<coll::TimedAllreduce> samples;
-  for (std::size_t i = 1; i < contenders.size(); ++i) {
-    totals.wrong += r.outcomes[i].wrong;
-    if (!r.outcomes[i].timed()) {
-      ++totals.earlybird_failures;
-      if (comm.rank() == 0) std::printf("# %s at %zu B failed: %s\n", algorithms[i - 1], bytes, r.outcomes[i].error.c_str());
-      continue;
+  Measured measured;
+  for (const auto& [bytes, names] : needs.by_size()) {
+    std::vector<std::string> algorithms;
+    for (const std::string& name : names)
+      if (!measured.cannot_run.contains(name)) algorithms.push_back(name);
+    std::vector<Contender> contenders{mpi_contender(spec, "mpi:default", MPI_COMM_WORLD)};
+    for (const std::string& name : algorithms) contenders.push_back(earlybird_contender(spec, name, comm, options));
+    const SizeResult r = measure_size(spec, contenders, bytes / kElemBytes, budget, comm.rank(), comm.size());
+    for (std::size_t i = 1; i < contenders.size(); ++i) {
+      const std::string& name = algorithms[i - 1];
+      totals.wrong += r.outcomes[i].wrong;
+      if (r.outcomes[i].timed()) {
+        measured.calls.push_back({name, bytes, r.outcomes[i].stats.median});
+      } else if (name == kPeerReads) {  // every rank agrees (measure_size)
+        measured.cannot_run.insert(name);
+        if (comm.rank() == 0) std::printf("# peer_reads cannot run here: peer_read not fitted (auto leaves it out)\n");
+      } else {
+        ++totals.earlybird_failures;
+        if (comm.rank() == 0) std::printf("# %s at %zu B failed: %s\n", name.c_str(), bytes, r.outcomes[i].error.c_str());
+      }
     }
-    samples.push_back({algorithms[i - 1], bytes, r.outcomes[i].stats.median});
   }
-  return samples;
+  return measured;
 }
 
-template <std::size_t N>
-std::vector<coll::TimedAllreduce> measure_all(Communicator& comm, const std::vector<const char*>& algorithms,
-                                              const std::array<std::size_t, N>& sizes, const CalibrateOptions& o,
-                                              Totals& totals) {
-  std::vector<coll::TimedAllreduce> all;
-  for (std::size_t bytes : sizes)
-    for (const coll::TimedAllreduce& s : measure(comm, algorithms, bytes, o.budget_s, totals)) all.push_back(s);
-  return all;
-}
-
-// peer_reads allreduces at 4 KiB and the bandwidth sizes; none where the
-// ranks cannot read each other's memory (a first call failing on any rank
-// says so: reported, not counted as a failure, and the profile then says
-// peer_read 0: auto leaves the entry out).
-std::vector<coll::TimedAllreduce> measure_peer_reads(Communicator& comm, const CalibrateOptions& o, Totals& totals) {
-  std::vector<std::size_t> sizes{kLatencyBytes.back()};
-  sizes.insert(sizes.end(), kBandwidthBytes.begin(), kBandwidthBytes.end());
-  std::vector<coll::TimedAllreduce> all;
-  for (std::size_t bytes : sizes) {
-    Totals here;
-    const std::vector<coll::TimedAllreduce> timed = measure(comm, {"peer_reads"}, bytes, o.budget_s, here);
-    totals.wrong += here.wrong;
-    long long failed = here.earlybird_failures;
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    if (failed) {
-      if (comm.rank() == 0) std::printf("# peer_reads cannot run here: peer_read not fitted (auto leaves it out)\n");
-      return {};
-    }
-    all.insert(all.end(), timed.begin(), timed.end());
-  }
-  return all;
-}
-
-// Measured against predicted for the validated algorithms; how many within 25 %.
+// Measured against predicted for the validated algorithms; how many within
+// 25 %, and how many of those no fit used (`fitted`: the calls the fits saw).
 void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCosts& costs, const std::string& level,
-              Totals& totals) {
-  const int rank = comm.rank();
-  if (rank == 0)
-    std::printf("\n# validation: measured median vs the model's prediction (same run); ratio = predicted / measured\n"
-                "%10s  %-20s %12s %12s %7s\n",
-                "bytes", "algorithm", "measured us", "predicted us", "ratio");
-  int within = 0, total = 0;
-  std::vector<const char*> names;
-  for (const std::string& a : o.validate_algorithms)
-    if (a != "peer_reads" || costs.peer_read > 0) names.push_back(a.c_str());  // where it was measured
-  for (std::size_t bytes : o.validate_sizes) {
-    for (const coll::TimedAllreduce& s : measure(comm, names, bytes, o.budget_s, totals)) {
-      const double prediction =
-          coll::predict_entry(coll::Collective::allreduce, *coll::find_algorithm(coll::Collective::allreduce, s.algorithm),
-                              comm.size(), bytes / kElemBytes, kElemBytes, costs, {.inline_lines = level == "node"});
-      const double ratio = prediction / s.seconds;
-      ++total;
-      if (ratio >= 0.75 && ratio <= 1.25) ++within;
-      if (rank == 0)
-        std::printf("%10zu  %-20s %12.1f %12.1f %7.2f\n", bytes, s.algorithm.c_str(), s.seconds * 1e6,
-                    prediction * 1e6, ratio);
-    }
-  }
-  if (rank == 0) std::printf("# %d of %d predictions within 25 %% of the measured time\n", within, total);
+              const Measured& measured, const std::vector<coll::TimedAllreduce>& fitted) {
+  if (comm.rank() != 0) return;
+  std::printf("\n# validation: measured median vs the model's prediction (same measurement as the fits); ratio = "
+              "predicted / measured; fit: whether a fit used this call\n"
+              "%10s  %-20s %12s %12s %7s %4s\n",
+              "bytes", "algorithm", "measured us", "predicted us", "ratio", "fit");
+  int within = 0, total = 0, held_out = 0, held_out_within = 0;
+  for (std::size_t bytes : o.validate_sizes)
+    for (const std::string& name : o.validate_algorithms)
+      for (const coll::TimedAllreduce& s : measured.calls) {
+        if (s.bytes != bytes || s.algorithm != name || (name == kPeerReads && costs.peer_read == 0)) continue;
+        const double prediction =
+            coll::predict_entry(coll::Collective::allreduce, *coll::find_algorithm(coll::Collective::allreduce, name),
+                                comm.size(), bytes / kElemBytes, kElemBytes, costs, {.inline_lines = level == "node"});
+        const double ratio = prediction / s.seconds;
+        const bool in_fit = std::any_of(fitted.begin(), fitted.end(), [&](const coll::TimedAllreduce& f) {
+          return f.bytes == bytes && f.algorithm == name;
+        });
+        const bool close = ratio >= 0.75 && ratio <= 1.25;
+        ++total;
+        within += close ? 1 : 0;
+        held_out += in_fit ? 0 : 1;
+        held_out_within += !in_fit && close ? 1 : 0;
+        std::printf("%10zu  %-20s %12.1f %12.1f %7.2f %4s\n", bytes, name.c_str(), s.seconds * 1e6, prediction * 1e6,
+                    ratio, in_fit ? "yes" : "no");
+      }
+  std::printf("# %d of %d predictions within 25 %% of the measured time (%d of the %d calls no fit used)\n", within,
+              total, held_out_within, held_out);
 }
 
 // The arrival board's costs: ticket from the ticket-bound entry, then
 // decision from the decided one (whose prediction includes the ticket).
-void fit_board(Communicator& comm, int ranks, const CalibrateOptions& o, Totals& totals, coll::LevelCosts& costs) {
+void fit_board(int rank, int ranks, const Measured& measured, std::vector<coll::TimedAllreduce>& fitted,
+               coll::LevelCosts& costs) {
   const struct {
-    const char* algorithm;
+    std::array<const char*, 1> algorithm;
     double coll::LevelCosts::*cost;
     const char* what;
-  } parts[] = {{kTicketAlgorithm, &coll::LevelCosts::ticket, "ticket"},
-               {kDecisionAlgorithm, &coll::LevelCosts::decision, "decision"}};
+  } parts[] = {{{kTicketAlgorithm}, &coll::LevelCosts::ticket, "ticket"},
+               {{kDecisionAlgorithm}, &coll::LevelCosts::decision, "decision"}};
   for (const auto& part : parts) {
-    const std::vector<coll::TimedAllreduce> calls = measure_all(comm, {part.algorithm}, kLatencyBytes, o, totals);
+    const std::vector<coll::TimedAllreduce> calls = measured.of(part.algorithm, kLatencyBytes);
+    fitted.insert(fitted.end(), calls.begin(), calls.end());
     const double error = coll::fit_board_cost(calls, ranks, costs, part.cost);
-    if (comm.rank() == 0)
+    if (rank == 0)
       std::printf("# arrival board: %s %.3g s per %s call (RMS relative error %.2f over %zu calls)\n", part.what,
-                  costs.*part.cost, part.algorithm, error, calls.size());
+                  costs.*part.cost, part.algorithm[0], error, calls.size());
   }
 }
 
@@ -190,6 +227,41 @@ void write_profile(const CalibrateOptions& o, const coll::MachineProfile& profil
       << coll::format_profile(profile);
 }
 
+// Where the ranks load and read each other's memory (one node, ranks not
+// outnumbering the hardware threads): peer_read and read_call, then
+// inline_call and inline_line, once the rest of the level is fitted.
+void fit_node_paths(int rank, int ranks, const Measured& measured, std::vector<coll::TimedAllreduce>& fitted,
+                    coll::LevelCosts& costs) {
+  const std::vector<coll::TimedAllreduce> reads = measured.of(std::array{kPeerReads}, kPeerReadBytes);
+  costs.peer_read = costs.memory.peer_read = costs.read_call = 0;  // what the profile started with is not this level's
+  if (!reads.empty()) {
+    const double error = coll::fit_peer_reads(reads, ranks, costs);
+    if (rank == 0)
+      std::printf("# peer reads: peer_read %.3g s/B (past the caches %.3g), read_call %.3g s (RMS relative error %.2f "
+                  "over %zu calls)\n",
+                  costs.peer_read, costs.memory.peer_read, costs.read_call, error, reads.size());
+  }
+  const std::vector<coll::TimedAllreduce> lines = measured.of(std::array{kInlineAlgorithm}, kInlineBytes);
+  const double error = coll::fit_inline_lines(lines, ranks, costs);
+  if (rank == 0)
+    std::printf("# inline lines: inline_call %.3g s, inline_line %.3g s (RMS relative error %.2f over %zu calls)\n",
+                costs.inline_call, costs.inline_line, error, lines.size());
+  fitted.insert(fitted.end(), reads.begin(), reads.end());
+  fitted.insert(fitted.end(), lines.begin(), lines.end());
+}
+
+void print_level(const std::string& level, int ranks, const coll::LevelCosts& costs) {
+  std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B, per_step %.3g s, "
+              "per_call %.3g s\n",
+              level.c_str(), ranks, costs.model.alpha, costs.model.beta, costs.model.gamma, costs.model.copy_cost(),
+              costs.model.per_step, costs.per_call);
+  if (costs.memory.from_bytes > 0)
+    std::printf("# past the caches (from %.0f bytes per rank x ranks): beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B\n",
+                costs.memory.from_bytes, costs.memory.beta, costs.memory.gamma, costs.memory.copy);
+  else
+    std::printf("# one regime: a second beta past the caches did not cut the error enough\n");
+}
+
 }  // namespace
 
 int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
@@ -200,62 +272,46 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
   coll::MachineProfile profile = coll::default_profile();
   if (const char* path = std::getenv("EARLYBIRD_PROFILE"); path && *path) profile = coll::read_profile(path);
   coll::LevelCosts& costs = level == "node" ? profile.node : profile.network;
-  Totals totals;
-  const coll::LocalRates in_cache = measure_local_rates(kInCacheBytes);
-  const coll::LocalRates in_memory = measure_local_rates(kInMemoryBytes);
-  const std::vector<coll::TimedAllreduce> small =
-      measure_all(comm, {kLatencyAlgorithms.begin(), kLatencyAlgorithms.end()}, kLatencyBytes, o, totals);
-  const std::vector<coll::TimedAllreduce> large =
-      measure_all(comm, {kBandwidthAlgorithms.begin(), kBandwidthAlgorithms.end()}, kBandwidthBytes, o, totals);
   // More ranks than the node's hardware threads: the times are the ranks'
   // switches as much as the hardware's, so only the switch is fitted.
   const int threads = static_cast<int>(std::thread::hardware_concurrency());
-  if (level == "node" && threads > 0 && ranks > threads) {
-    std::vector<coll::TimedAllreduce> all = small;
-    all.insert(all.end(), large.begin(), large.end());
-    const double error = coll::fit_wake(all, ranks, threads, costs);
+  const bool shares_cores = level == "node" && threads > 0 && ranks > threads;
+  const bool validating = !o.validate_sizes.empty() && o.validate_algorithms != std::vector<std::string>{"none"};
+  Needs needs;
+  needs.add(kLatencyAlgorithms, kLatencyBytes);
+  needs.add(kBandwidthAlgorithms, kBandwidthBytes);
+  if (!shares_cores) needs.add(std::array{kTicketAlgorithm, kDecisionAlgorithm}, kLatencyBytes);
+  if (!shares_cores && level == "node") {
+    needs.add(std::array{kPeerReads}, kPeerReadBytes);
+    needs.add(std::array{kInlineAlgorithm}, kInlineBytes);
+  }
+  if (validating) needs.add(o.validate_algorithms, o.validate_sizes);
+
+  Totals totals;
+  const coll::LocalRates in_cache = measure_local_rates(kInCacheBytes);
+  const coll::LocalRates in_memory = measure_local_rates(kInMemoryBytes);
+  const Measured measured = measure_needs(comm, needs, o.budget_s, totals);
+  const std::vector<coll::TimedAllreduce> small = measured.of(kLatencyAlgorithms, kLatencyBytes);
+  const std::vector<coll::TimedAllreduce> large = measured.of(kBandwidthAlgorithms, kBandwidthBytes);
+  std::vector<coll::TimedAllreduce> fitted = small;
+  fitted.insert(fitted.end(), large.begin(), large.end());
+  if (shares_cores) {
+    const double error = coll::fit_wake(fitted, ranks, threads, costs);
     if (rank == 0)
       std::printf("# node level, P = %d on %d hardware threads: wake %.3g s (RMS of log(predicted / measured) "
                   "%.2f); the other node parameters kept from %s: calibrate with at most %d ranks to measure them\n",
                   ranks, threads, costs.wake, error, profile.source.c_str(), threads);
   } else {
     coll::fit_level(small, large, ranks, in_cache, in_memory, costs);
-    if (level == "node") {
-      const std::vector<coll::TimedAllreduce> reads = measure_peer_reads(comm, o, totals);
-      // What the profile started with is not this level's.
-      costs.peer_read = costs.memory.peer_read = costs.read_call = 0;
-      if (!reads.empty()) {
-        const double error = coll::fit_peer_reads(reads, ranks, costs);
-        if (rank == 0)
-          std::printf("# peer reads: peer_read %.3g s/B (past the caches %.3g), read_call %.3g s (RMS relative "
-                      "error %.2f over %zu calls)\n",
-                      costs.peer_read, costs.memory.peer_read, costs.read_call, error, reads.size());
-      }
-      const std::vector<coll::TimedAllreduce> lines = measure_all(comm, {"inline_flags"}, kInlineBytes, o, totals);
-      const double error = coll::fit_inline_lines(lines, ranks, costs);
-      if (rank == 0)
-        std::printf("# inline lines: inline_call %.3g s, inline_line %.3g s (RMS relative error %.2f over %zu calls)\n",
-                    costs.inline_call, costs.inline_line, error, lines.size());
-    }
-    fit_board(comm, ranks, o, totals, costs);
-  }
-  if (rank == 0 && costs.model.cores == 0) {
-    std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B, per_step %.3g s, "
-                "per_call %.3g s\n",
-                level.c_str(), ranks, costs.model.alpha, costs.model.beta, costs.model.gamma, costs.model.copy_cost(),
-                costs.model.per_step, costs.per_call);
-    if (costs.memory.from_bytes > 0)
-      std::printf("# past the caches (from %.0f bytes per rank x ranks): beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B\n",
-                  costs.memory.from_bytes, costs.memory.beta, costs.memory.gamma, costs.memory.copy);
-    else
-      std::printf("# one regime: a second beta past the caches did not cut the error enough\n");
+    if (level == "node") fit_node_paths(rank, ranks, measured, fitted, costs);
+    fit_board(rank, ranks, measured, fitted, costs);
+    if (rank == 0) print_level(level, ranks, costs);
   }
   if (totals.exit_code() == 0 && rank == 0 && !o.output.empty()) {
     write_profile(o, profile, level, ranks);
     std::printf("# written to %s (EARLYBIRD_PROFILE=%s)\n", o.output.c_str(), o.output.c_str());
   }
-  if (!o.validate_sizes.empty() && o.validate_algorithms != std::vector<std::string>{"none"})
-    validate(comm, o, costs, level, totals);
+  if (validating) validate(comm, o, costs, level, measured, fitted);
   return totals.exit_code();
 }
 

@@ -291,6 +291,9 @@ void add_simulate(CLI::App& app, SimulateOptions& o) {
     if (values.size() != 2) throw std::invalid_argument("--node-model is ALPHA,BETA (s, s/B), not '" + text + "'");
     return values;
   }, "1.46e-7,1.05e-10", "ALPHA,BETA", "the node level's seconds per transfer and per byte (with --node-ranks)");
+  simulate->add_flag("--transfers-on-cpu", o.transfers_on_cpu,
+                     "transfers (inside a node, with --node-ranks) are copies on the sending rank's core, as in "
+                     "shared memory: they hold its CPU as well as the ports");
   simulate->add_option("--arrivals", o.arrivals,
                        "one-late:MS (the last rank MS late), rand-late:MS (each rank uniform in [0, MS]) or a file "
                        "of one arrival time in ms per rank; not given: all at 0")

@@ -66,6 +66,7 @@ struct SimulateOptions : JobOptions {
   coll::CostModel model;
   int node_ranks = 0;           // > 0: two levels, nodes of this many consecutive ranks
   std::vector<double> node_model;  // the node level's alpha, beta (with node_ranks)
+  bool transfers_on_cpu = false;   // coll::CostModel::transfers_on_cpu
   std::string arrivals;         // "", one-late:MS, rand-late:MS or a file of one time in ms per rank
   std::uint64_t seed = 1;       // for rand-late
   std::size_t segment_bytes = 0;

@@ -99,9 +99,9 @@ void write_csv(const SimulateOptions& o, const coll::Simulation& sim, const std:
 void print_header(const SimulateOptions& o, const coll::CostModel& model) {
   std::printf("# %s\n", o.command_line.c_str());
   std::printf("# simulated (a model, not a measurement): %s %s, P = %d, %zu bytes per rank, alpha %.3g s, beta %.3g "
-              "s/B, gamma %.3g s/B, copy %.3g s/B\n",
+              "s/B, gamma %.3g s/B, copy %.3g s/B%s\n",
               o.collective.c_str(), o.algorithm.c_str(), o.ranks, o.bytes, model.alpha, model.beta, model.gamma,
-              model.copy_cost());
+              model.copy_cost(), model.transfers_on_cpu ? ", transfers on the sender's CPU" : "");
 }
 
 // --per-rank: rank 0's plan, every rank taken to run the same timeline.
@@ -132,6 +132,7 @@ int run_simulate(const SimulateOptions& o) {
     throw std::invalid_argument("no " + o.collective + " algorithm '" + o.algorithm + "' (" +
                                 coll::algorithm_names(collective) + ")");
   coll::CostModel model = o.model;
+  model.transfers_on_cpu = o.transfers_on_cpu;
   if (o.node_ranks > 0) {
     if (o.ranks % o.node_ranks != 0)
       throw std::invalid_argument("--node-ranks " + std::to_string(o.node_ranks) + " does not divide P = " +

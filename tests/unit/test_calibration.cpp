@@ -58,6 +58,7 @@ LevelCosts start_from(double beta) { return LevelCosts{CostModel{0, beta, 0, 0, 
 LevelCosts fitted_to(const LevelCosts& truth, int ranks, double start_beta, const LocalRates& in_cache,
                      const LocalRates& in_memory) {
   LevelCosts fitted = start_from(start_beta);
+  fitted.model.transfers_on_cpu = truth.model.transfers_on_cpu;  // the level's structure, not a fitted cost
   fit_level(timed_by_model(kLatencyAlgorithms, kLatencyBytes, ranks, truth),
             timed_by_model(kBandwidthAlgorithms, kBandwidthBytes, ranks, truth), ranks, in_cache, in_memory, fitted);
   return fitted;
@@ -96,6 +97,20 @@ TEST_CASE("fit_level recovers the costs that generated the times: one regime") {
       }
       check_predictions(fitted, t, ranks);
     }
+  }
+}
+
+TEST_CASE("fit_level recovers the costs that generated the times: transfers on the CPU (a node)") {
+  for (int ranks : {2, 4, 16}) {
+    CAPTURE(ranks);
+    LevelCosts t = two_regimes();
+    t.model.transfers_on_cpu = true;  // a rank's copies and reductions take turns
+    const LevelCosts fitted = fitted_to(t, ranks, 0, kInCache, kInMemory);
+    CHECK(fitted.model.transfers_on_cpu);
+    CHECK(fitted.model.beta == relative(t.model.beta, 0.01));
+    CHECK(fitted.memory.beta == relative(t.memory.beta, 0.01));
+    CHECK(fitted.per_call == relative(t.per_call, 0.01));
+    check_predictions(fitted, t, ranks);
   }
 }
 

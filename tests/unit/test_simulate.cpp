@@ -99,6 +99,28 @@ TEST_CASE("simulate: shared CPUs, by hand: ranks take turns on them") {
   CHECK_THROWS_AS(simulate(three, 8, bad), std::invalid_argument);
 }
 
+TEST_CASE("simulate: transfers on the CPU, by hand: a rank's put and its reduction take turns") {
+  // Rank 0 puts into rank 1 (17) and, independently, reduces its input into
+  // its scratch (8).
+  Builder b("put_and_reduce", 2, 4);
+  b.put(slot(0, Buffer::input, 4), slot(1, Buffer::scratch, 4));
+  b.reduce(slot(0, Buffer::scratch, 4), slot(0, Buffer::input, 4), slot(0, Buffer::input, 4));
+  const Schedule s = std::move(b).finish();
+  CHECK(simulate(s, 8, kModel).finish == std::vector<double>{17, 17});  // the port and the CPU overlap
+  CostModel on_cpu = kModel;
+  on_cpu.transfers_on_cpu = true;
+  CHECK(simulate(s, 8, on_cpu).finish == std::vector<double>{25, 17});  // the reduction waits for the copy
+  REQUIRE(simulate(s, 8, on_cpu).critical_path.size() == 2);
+  CHECK(reasons(simulate(s, 8, on_cpu)) == std::vector<std::string>{"start", "busy"});
+  // Two levels: only a transfer inside a node is a copy on the sender's CPU.
+  on_cpu.node_ranks = 1;  // ranks 0 and 1 on different nodes
+  on_cpu.node_alpha = 1;
+  on_cpu.node_beta = 0.5;
+  CHECK(simulate(s, 8, on_cpu).finish == std::vector<double>{17, 17});
+  on_cpu.node_ranks = 2;  // one node
+  CHECK(simulate(s, 8, on_cpu).finish == std::vector<double>{25, 17});
+}
+
 TEST_CASE("waits_on_other_ranks, by hand: along the longest chain of dependencies, and over all ranks") {
   const auto waits = [](const Schedule& s) {
     const WaitsOnOthers w = waits_on_other_ranks(s);

@@ -26,12 +26,21 @@ constexpr std::size_t kElemBytes = 4;
 // dependency or resource shows in the sum.
 const CostModel kModel{2e-6, 1e-9, 3e-10, 2e-10, 5e-7};
 
-double whole(const Algorithm& a, int p, std::size_t count, const AlgorithmParams& params) {
-  return simulate(a.make(p, count, params, kElemBytes), kElemBytes, kModel).time;
+// kModel with the transfers as copies on the sender's CPU (shared memory).
+CostModel transfers_on_cpu() {
+  CostModel model = kModel;
+  model.transfers_on_cpu = true;
+  return model;
 }
 
-double one_rank(const Algorithm& a, int p, std::size_t count, const AlgorithmParams& params, int rank = 0) {
-  return simulate_symmetric(plan_for_rank(a, p, count, params, kElemBytes, rank), kElemBytes, kModel).time;
+double whole(const Algorithm& a, int p, std::size_t count, const AlgorithmParams& params,
+             const CostModel& model = kModel) {
+  return simulate(a.make(p, count, params, kElemBytes), kElemBytes, model).time;
+}
+
+double one_rank(const Algorithm& a, int p, std::size_t count, const AlgorithmParams& params, int rank = 0,
+                const CostModel& model = kModel) {
+  return simulate_symmetric(plan_for_rank(a, p, count, params, kElemBytes, rank), kElemBytes, model).time;
 }
 
 const Algorithm& allreduce(const char* name) {
@@ -54,9 +63,13 @@ TEST_CASE("the ring family: one rank's plan predicts the whole schedule's time w
           AlgorithmParams params;
           params.segment_elems = segment;
           const std::size_t count = per_rank * static_cast<std::size_t>(p);
-          const double expected = whole(allreduce(name), p, count, params);
-          CHECK(one_rank(allreduce(name), p, count, params) == doctest::Approx(expected).epsilon(1e-12));
-          CHECK(one_rank(allreduce(name), p, count, params, p - 1) == doctest::Approx(expected).epsilon(1e-12));
+          for (const CostModel& model : {kModel, transfers_on_cpu()}) {
+            CAPTURE(model.transfers_on_cpu);
+            const double expected = whole(allreduce(name), p, count, params, model);
+            CHECK(one_rank(allreduce(name), p, count, params, 0, model) == doctest::Approx(expected).epsilon(1e-12));
+            CHECK(one_rank(allreduce(name), p, count, params, p - 1, model) ==
+                  doctest::Approx(expected).epsilon(1e-12));
+          }
         }
 }
 
@@ -67,7 +80,11 @@ TEST_CASE("recursive doubling and Rabenseifner at powers of two") {
         CAPTURE(name);
         CAPTURE(p);
         CAPTURE(count);
-        CHECK(one_rank(allreduce(name), p, count, {}) == doctest::Approx(whole(allreduce(name), p, count, {})).epsilon(1e-12));
+        for (const CostModel& model : {kModel, transfers_on_cpu()}) {
+          CAPTURE(model.transfers_on_cpu);
+          CHECK(one_rank(allreduce(name), p, count, {}, 0, model) ==
+                doctest::Approx(whole(allreduce(name), p, count, {}, model)).epsilon(1e-12));
+        }
       }
 }
 

@@ -16,10 +16,13 @@ double simulated(const TimedAllreduce& call, int ranks, const CostModel& model) 
   return predict(*algorithm, ranks, call.bytes / kElemBytes, kElemBytes, LevelCosts{model, 0});
 }
 
-// A model with one parameter 1 and every other 0.
-CostModel unit_alpha() { return CostModel{1, 0, 0, 0, 0}; }
-CostModel unit_beta() { return CostModel{0, 1, 0, 0, 0}; }
-CostModel unit_per_step() { return CostModel{0, 0, 0, 0, 1}; }
+// `model` with one cost 1 and every other 0 (its structure kept: cores,
+// levels, transfers on the CPU).
+CostModel unit(CostModel model, double CostModel::*cost) {
+  model.alpha = model.beta = model.gamma = model.copy_per_byte = model.per_step = 0;
+  model.*cost = 1;
+  return model;
+}
 
 using Row = std::array<double, 3>;  // per_call, alpha, per_step coefficients
 
@@ -83,8 +86,8 @@ void fit_latency(const std::vector<TimedAllreduce>& small, int ranks, const Cost
   CostModel bytes_only = model;
   bytes_only.alpha = bytes_only.per_step = 0;
   for (const TimedAllreduce& call : small) {  // every row divided by the measured time: relative errors
-    rows.push_back({1.0 / call.seconds, simulated(call, ranks, unit_alpha()) / call.seconds,
-                    simulated(call, ranks, unit_per_step()) / call.seconds});
+    rows.push_back({1.0 / call.seconds, simulated(call, ranks, unit(model, &CostModel::alpha)) / call.seconds,
+                    simulated(call, ranks, unit(model, &CostModel::per_step)) / call.seconds});
     y.push_back(1.0 - simulated(call, ranks, bytes_only) / call.seconds);
   }
   const LinearFit fit = best_non_negative_fit(rows, y);
@@ -116,7 +119,7 @@ BetaFit fit_beta(const std::vector<const TimedAllreduce*>& calls, int ranks, Cos
   std::vector<Terms> terms;
   double num = 0, den = 0;
   for (const TimedAllreduce* call : calls) {
-    const Terms t{call->seconds - per_call - simulated(*call, ranks, model), simulated(*call, ranks, unit_beta()),
+    const Terms t{call->seconds - per_call - simulated(*call, ranks, model), simulated(*call, ranks, unit(model, &CostModel::beta)),
                   call->seconds};
     const double weight = 1 / (t.seconds * t.seconds);
     num += weight * t.per_beta * t.rest;

@@ -102,6 +102,8 @@ MachineProfile default_profile() {
   // 2026-11-27: in cache, and past the caches from 4 MiB x P; peer reads.
   profile.node = {CostModel{1.4e-7, 5.44e-11, 2.24e-11, 2.02e-11, 0}, 5.39e-7,
                   MemoryRegime{4.0 * (1 << 20), 1.35e-10, 4.99e-11, 5.24e-11, 1.65e-10}};
+  // Inside a node the runtime's puts are copies on the sending rank's core.
+  profile.node.model.transfers_on_cpu = true;
   profile.node.peer_read = 8.9e-11;
   profile.node.read_call = 2.24e-6;
   // The flag lines: P = 2 in the VM's fast phase, as the rest (docs/
@@ -164,6 +166,7 @@ LevelCosts spanning_nodes(const MachineProfile& profile, int node_ranks) {
   costs.model.node_ranks = node_ranks;
   costs.model.node_alpha = profile.node.model.alpha;
   costs.model.node_beta = profile.node.model.beta;
+  costs.model.transfers_on_cpu = profile.node.model.transfers_on_cpu;
   return costs;
 }
 

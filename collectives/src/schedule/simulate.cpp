@@ -28,6 +28,11 @@ double bytes_of(const Step& step, std::size_t elem_bytes) {
 
 bool within_node(const Step& step, const CostModel& model) { return model.same_node(step.src.rank, step.dst.rank); }
 
+// Whether a transfer is a copy on its owner's CPU (CostModel::transfers_on_cpu).
+bool transfer_on_cpu(const Step& step, const CostModel& model) {
+  return step.is_transfer() && model.transfers_on_cpu && (model.node_ranks <= 0 || within_node(step, model));
+}
+
 // A copy of a rank's input onto the same range of its output, where the two
 // are one buffer: the runtime skips it (a bcast root's output).
 bool copies_onto_itself(const Step& step, const Shape& shape) {
@@ -51,6 +56,9 @@ struct Resource {
   double free_at = 0;
   StepId last = kNoStep;
 };
+
+// The resources one step holds (nullptr: none in that place).
+using Held = std::array<Resource*, 3>;
 
 // Every step's dependents, in CSR form (the schedule stores dependencies).
 struct Dependents {
@@ -123,11 +131,11 @@ class Simulator {
   // The network links a transfer between nodes holds: the sender's node's
   // out-link, the receiver's node's in-link; none inside a node or with one
   // level.
-  std::array<Resource*, 2> links_of(const Step& step) {
-    if (!step.is_transfer() || model_.node_ranks <= 0 || within_node(step, model_)) return {nullptr, nullptr};
+  Held links_of(const Step& step) {
+    if (!step.is_transfer() || model_.node_ranks <= 0 || within_node(step, model_)) return {};
     const auto [sender, receiver] = sender_and_receiver(step);
     const auto node = [&](int rank) { return static_cast<std::size_t>(rank / model_.node_ranks); };
-    return {&link_out_[node(sender)], &link_in_[node(receiver)]};
+    return {&link_out_[node(sender)], &link_in_[node(receiver)], nullptr};
   }
   double arrival(int rank) const { return arrivals_.empty() ? 0 : arrivals_[static_cast<std::size_t>(rank)]; }
   // With shared CPUs (model.cores): the one `rank` ran on last if it is free
@@ -144,16 +152,18 @@ class Simulator {
   // started then.
   void execute(StepId id) {
     const Step& step = steps_[id];
-    std::array<Resource*, 2> held{&cpu_[static_cast<std::size_t>(step.owner)], nullptr};
+    Resource* const cpu = &cpu_[static_cast<std::size_t>(step.owner)];
+    Held held{cpu, nullptr, nullptr};
     if (step.is_transfer()) {
       const auto [sender, receiver] = sender_and_receiver(step);
-      held = {&out_[static_cast<std::size_t>(sender)], &in_[static_cast<std::size_t>(receiver)]};
+      held = {&out_[static_cast<std::size_t>(sender)], &in_[static_cast<std::size_t>(receiver)],
+              transfer_on_cpu(step, model_) ? cpu : nullptr};
     }
     double start = ready_[id];
     started_by_[id] = ready_by_[id];
     why_[id] = ready_by_[id] != kNoStep ? "dependency" : arrival(step.owner) > 0 ? "arrival" : "start";
-    const std::array<Resource*, 2> links = links_of(step);
-    const std::array<Resource*, 2> shared{shared_cpu(step.owner, ready_[id]), nullptr};
+    const Held links = links_of(step);
+    const Held shared{shared_cpu(step.owner, ready_[id]), nullptr, nullptr};
     for (const auto& resources : {held, links, shared})
       for (const Resource* r : resources)
         if (r && r->free_at > start) {

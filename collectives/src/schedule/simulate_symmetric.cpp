@@ -70,10 +70,12 @@ Simulation simulate_symmetric(const RankPlan& plan, std::size_t elem_bytes, cons
     queue.pop();
     const PlanStep& step = plan.steps[s];
     double& resource = step.kind == StepKind::put ? out_port : step.kind == StepKind::get ? in_port : cpu;
-    const double start = std::max(ready[s], resource);
+    const bool also_cpu = &resource != &cpu && model.transfers_on_cpu;  // a copy on this rank's core
+    const double start = std::max({ready[s], resource, also_cpu ? cpu : 0.0});
     const double bytes = static_cast<double>(step.src.count * elem_bytes);
     const double finish = start + detail::step_cost(step.kind, bytes, false, model);
     resource = finish;
+    if (also_cpu) cpu = finish;
     last = std::max(last, finish);
     ++done;
     for (std::uint32_t i = step.succ_begin; i < step.succ_end; ++i) release(plan.successors[i], finish);

@@ -22,6 +22,11 @@
 // - with node_ranks set (CostModel), transfers inside a node and between
 //   nodes cost their level's alpha and beta, and a node's ranks share its
 //   network link (one each way, held for the bytes' time, not for alpha).
+// - with transfers_on_cpu set (CostModel: shared memory), a transfer inside
+//   a node also holds its owner's CPU: the runtime's put there is a copy on
+//   the rank's core, which its reductions need too (measured at P = 2 on
+//   one node: a pipelined chain, whose copies and reductions a port model
+//   overlaps, took 1.9x the port model's time at 16 MiB);
 // - with cores set (CostModel: more ranks than CPUs on a node), the node's
 //   ranks share that many CPUs: every step also holds one of them (the one
 //   its rank ran on last if that is free when the step is ready, else the
@@ -61,6 +66,12 @@ struct CostModel {
   // An oversubscribed node: its ranks (node_ranks of them, all ranks with one
   // level) share `cores` CPUs. 0: a CPU per rank.
   int cores = 0;
+  // Transfers made by their owner's CPU (a put into a shared-memory window
+  // is a copy on the sending rank's core): such a transfer holds that CPU
+  // as well as its ports, so a rank's transfers, copies and reductions take
+  // turns. With node_ranks set it applies to transfers inside a node; with
+  // one level, to every transfer (the model of one node).
+  bool transfers_on_cpu = false;
   double copy_cost() const { return copy_per_byte < 0 ? gamma : copy_per_byte; }
   bool same_node(int r, int s) const { return node_ranks > 0 && r / node_ranks == s / node_ranks; }
   auto operator<=>(const CostModel&) const = default;
