@@ -173,7 +173,13 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   profile.network.ticket = 2.5e-4;
   profile.network.decision = 1.5e-4;
   profile.node.memory = {4194304, 2.5e-10, 7.5e-11, 6.5e-11};
+  profile.node.model.transfers_on_cpu = false;
+  profile.network.model.transfers_on_cpu = true;
   const MachineProfile read = read_profile(written("# calibrated\n" + format_profile(profile)));
+  CHECK_FALSE(read.node.model.transfers_on_cpu);
+  CHECK(read.network.model.transfers_on_cpu);
+  CHECK(default_profile().node.model.transfers_on_cpu);  // a node's puts are copies on the rank's core
+  CHECK_FALSE(default_profile().network.model.transfers_on_cpu);
   CHECK(read.node.model.alpha == relative(1.25e-6));
   CHECK(read.network.model.beta == relative(3e-9));
   CHECK(read.network.per_call == relative(7e-6));
@@ -205,6 +211,8 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   CHECK(message("node.delta = 1\n").find("unknown key 'delta'") != std::string::npos);
   CHECK(message("node.alpha = -1\n").find("not a non-negative number") != std::string::npos);
   CHECK(message("node.alpha 1\n").find("expected level.key = value") != std::string::npos);
+  CHECK(message("node.transfers_on_cpu = yes\n").find("line 1: transfers_on_cpu is 0 or 1, not 'yes'") !=
+        std::string::npos);
   std::remove("test_predict_profile.txt");
   CHECK_THROWS_AS(read_profile("test_predict_profile.txt"), std::invalid_argument);
 }

@@ -41,7 +41,7 @@ double& field_named(LevelCosts& costs, std::string_view key) {
   throw std::invalid_argument("unknown key '" + std::string(key) +
                               "' (alpha, beta, gamma, copy, per_step, per_call, wake, memory_from, memory_beta, "
                               "memory_gamma, memory_copy, peer_read, memory_peer_read, read_call, inline_call, "
-                              "inline_line, ticket, decision)");
+                              "inline_line, ticket, decision, transfers_on_cpu)");
 }
 
 std::string trimmed(const std::string& text) {
@@ -56,8 +56,14 @@ void apply_line(MachineProfile& profile, const std::string& line) {
   const std::string name = trimmed(line.substr(0, equals));
   const auto dot = name.find('.');
   if (equals == std::string::npos || dot == std::string::npos) throw std::invalid_argument("expected level.key = value");
-  double& field = field_named(level_named(profile, name.substr(0, dot)), name.substr(dot + 1));
-  field = parse_non_negative(trimmed(line.substr(equals + 1)));
+  LevelCosts& level = level_named(profile, name.substr(0, dot));
+  const std::string key = name.substr(dot + 1), value = trimmed(line.substr(equals + 1));
+  if (key == "transfers_on_cpu") {
+    if (value != "0" && value != "1") throw std::invalid_argument("transfers_on_cpu is 0 or 1, not '" + value + "'");
+    level.model.transfers_on_cpu = value == "1";
+    return;
+  }
+  field_named(level, key) = parse_non_negative(value);
 }
 
 void format_level(std::ostringstream& out, const char* level, const LevelCosts& c) {
@@ -78,7 +84,8 @@ void format_level(std::ostringstream& out, const char* level, const LevelCosts& 
       << level << ".inline_call = " << c.inline_call << '\n'
       << level << ".inline_line = " << c.inline_line << '\n'
       << level << ".ticket = " << c.ticket << '\n'
-      << level << ".decision = " << c.decision << '\n';
+      << level << ".decision = " << c.decision << '\n'
+      << level << ".transfers_on_cpu = " << (c.model.transfers_on_cpu ? 1 : 0) << '\n';
 }
 
 }  // namespace
