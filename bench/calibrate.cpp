@@ -84,11 +84,15 @@ constexpr std::array<std::size_t, 5> kPeerReadBytes{4096, 64u << 10, 1u << 20, 4
 constexpr std::size_t kInCacheBytes = 256u << 10;
 constexpr std::size_t kInMemoryBytes = 8u << 20;
 
-// gamma and copy: every rank at once over `bytes`, the slowest rank's best
-// of 7.
+// gamma, copy and gamma_apart: every rank at once over `bytes`, the slowest
+// rank's best of 7. (In the caches what a third buffer adds depends on the
+// level the three fit in: on this VM, 256 KiB each, 1.4-2.1x gamma with
+// every rank at once, where b op= a fits the 512 KiB L2 and c = a op b does
+// not; kept, as it predicted 64 KiB-1 MiB calls better: docs/benchmarks.md,
+// "A reduction into a third buffer".)
 coll::LocalRates measure_local_rates(std::size_t bytes) {
   const MemoryRates rates = measure_memory_rates(MPI_COMM_WORLD, bytes, 7);
-  return {rates.reduce_s_per_byte, rates.copy_s_per_byte};
+  return {rates.reduce_s_per_byte, rates.copy_s_per_byte, rates.reduce_apart_s_per_byte};
 }
 
 // Every call calibrate times: per size, the algorithms the fits and the
@@ -251,13 +255,15 @@ void fit_node_paths(int rank, int ranks, const Measured& measured, std::vector<c
 }
 
 void print_level(const std::string& level, int ranks, const coll::LevelCosts& costs) {
-  std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B, per_step %.3g s, "
-              "per_call %.3g s\n",
-              level.c_str(), ranks, costs.model.alpha, costs.model.beta, costs.model.gamma, costs.model.copy_cost(),
-              costs.model.per_step, costs.per_call);
+  std::printf("# %s level, P = %d: alpha %.3g s, beta %.3g s/B, gamma %.3g s/B (into a third buffer %.3g), copy "
+              "%.3g s/B, per_step %.3g s, per_call %.3g s\n",
+              level.c_str(), ranks, costs.model.alpha, costs.model.beta, costs.model.gamma,
+              costs.model.reduce_cost(true), costs.model.copy_cost(), costs.model.per_step, costs.per_call);
   if (costs.memory.from_bytes > 0)
-    std::printf("# past the caches (from %.0f bytes per rank x ranks): beta %.3g s/B, gamma %.3g s/B, copy %.3g s/B\n",
-                costs.memory.from_bytes, costs.memory.beta, costs.memory.gamma, costs.memory.copy);
+    std::printf("# past the caches (from %.0f bytes per rank x ranks): beta %.3g s/B, gamma %.3g s/B (into a third "
+                "buffer %.3g), copy %.3g s/B\n",
+                costs.memory.from_bytes, costs.memory.beta, costs.memory.gamma, costs.memory.gamma_apart,
+                costs.memory.copy);
   else
     std::printf("# one regime: a second beta past the caches did not cut the error enough\n");
 }

@@ -100,13 +100,20 @@ TEST_CASE("fit_level recovers the costs that generated the times: one regime") {
   }
 }
 
-TEST_CASE("fit_level recovers the costs that generated the times: transfers on the CPU (a node)") {
+TEST_CASE("fit_level recovers the costs that generated the times: a node (transfers on the CPU, reductions apart)") {
+  // The local passes measured a reduction into a third buffer too.
+  const LocalRates in_cache{kInCache.gamma, kInCache.copy, 4e-11};
+  const LocalRates in_memory{kInMemory.gamma, kInMemory.copy, 9e-11};
   for (int ranks : {2, 4, 16}) {
     CAPTURE(ranks);
     LevelCosts t = two_regimes();
     t.model.transfers_on_cpu = true;  // a rank's copies and reductions take turns
-    const LevelCosts fitted = fitted_to(t, ranks, 0, kInCache, kInMemory);
+    t.model.gamma_apart = in_cache.gamma_apart;
+    t.memory.gamma_apart = in_memory.gamma_apart;
+    const LevelCosts fitted = fitted_to(t, ranks, 0, in_cache, in_memory);
     CHECK(fitted.model.transfers_on_cpu);
+    CHECK(fitted.model.gamma_apart == in_cache.gamma_apart);
+    CHECK(fitted.memory.gamma_apart == in_memory.gamma_apart);
     CHECK(fitted.model.beta == relative(t.model.beta, 0.01));
     CHECK(fitted.memory.beta == relative(t.memory.beta, 0.01));
     CHECK(fitted.per_call == relative(t.per_call, 0.01));

@@ -175,9 +175,15 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   profile.node.memory = {4194304, 2.5e-10, 7.5e-11, 6.5e-11};
   profile.node.model.transfers_on_cpu = false;
   profile.network.model.transfers_on_cpu = true;
+  profile.network.model.gamma_apart = 2.5e-10;
+  profile.node.memory.gamma_apart = 3.5e-10;
   const MachineProfile read = read_profile(written("# calibrated\n" + format_profile(profile)));
   CHECK_FALSE(read.node.model.transfers_on_cpu);
   CHECK(read.network.model.transfers_on_cpu);
+  CHECK(read.network.model.gamma_apart == relative(2.5e-10));
+  CHECK(read.node.memory.gamma_apart == relative(3.5e-10));
+  CHECK(read.node.model_for(std::size_t{1} << 22, 2).gamma_apart == relative(3.5e-10));  // past the caches
+  CHECK(read.node.model_for(1024, 2).gamma_apart == relative(profile.node.model.reduce_cost(true)));
   CHECK(default_profile().node.model.transfers_on_cpu);  // a node's puts are copies on the rank's core
   CHECK_FALSE(default_profile().network.model.transfers_on_cpu);
   CHECK(read.node.model.alpha == relative(1.25e-6));

@@ -121,6 +121,20 @@ TEST_CASE("simulate: transfers on the CPU, by hand: a rank's put and its reducti
   CHECK(simulate(s, 8, on_cpu).finish == std::vector<double>{25, 17});
 }
 
+TEST_CASE("simulate: a reduction into a third buffer costs gamma_apart, one in place gamma") {
+  // 4 elements of 8 bytes: gamma 0.25 -> 8, gamma_apart 1 -> 32.
+  auto reduction = [](Buffer dst) {
+    Builder b("one_reduction", 1, 4);
+    b.reduce(slot(0, dst, 4), slot(0, Buffer::scratch, 4), slot(0, Buffer::input, 4));
+    return std::move(b).finish();
+  };
+  CostModel model = kModel;
+  CHECK(simulate(reduction(Buffer::output), 8, model).time == 8);  // gamma_apart unset: gamma
+  model.gamma_apart = 1;
+  CHECK(simulate(reduction(Buffer::output), 8, model).time == 32);  // output = scratch op input
+  CHECK(simulate(reduction(Buffer::scratch), 8, model).time == 8);  // scratch op= input
+}
+
 TEST_CASE("waits_on_other_ranks, by hand: along the longest chain of dependencies, and over all ranks") {
   const auto waits = [](const Schedule& s) {
     const WaitsOnOthers w = waits_on_other_ranks(s);

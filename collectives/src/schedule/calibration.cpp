@@ -19,7 +19,7 @@ double simulated(const TimedAllreduce& call, int ranks, const CostModel& model) 
 // `model` with one cost 1 and every other 0 (its structure kept: cores,
 // levels, transfers on the CPU).
 CostModel unit(CostModel model, double CostModel::*cost) {
-  model.alpha = model.beta = model.gamma = model.copy_per_byte = model.per_step = 0;
+  model.alpha = model.beta = model.gamma = model.copy_per_byte = model.per_step = model.gamma_apart = 0;
   model.*cost = 1;
   return model;
 }
@@ -100,6 +100,7 @@ void fit_latency(const std::vector<TimedAllreduce>& small, int ranks, const Cost
 CostModel with_rates(CostModel model, const LocalRates& rates) {
   model.gamma = rates.gamma;
   model.copy_per_byte = rates.copy;
+  model.gamma_apart = rates.gamma_apart;
   return model;
 }
 
@@ -170,7 +171,11 @@ void fit_bandwidth(const std::vector<TimedAllreduce>& large, int ranks, const Lo
   if (rms(one) > kOneRegimeTolerance && best_rms <= kSplitGain * rms(one)) {
     costs.model = with_rates(costs.model, in_cache);
     costs.model.beta = best_cache.beta;
-    costs.memory = {best_from, best_memory.beta, in_memory.gamma, in_memory.copy};
+    costs.memory = {.from_bytes = best_from,
+                    .beta = best_memory.beta,
+                    .gamma = in_memory.gamma,
+                    .copy = in_memory.copy,
+                    .gamma_apart = std::max(in_memory.gamma_apart, 0.0)};
   } else {
     costs.model = with_rates(costs.model, in_memory);
     costs.model.beta = one.beta;

@@ -42,7 +42,11 @@ bool copies_onto_itself(const Step& step, const Shape& shape) {
 
 double cost_of(const Step& step, std::size_t elem_bytes, const CostModel& model, const Shape& shape) {
   if (copies_onto_itself(step, shape)) return 0;
-  return detail::step_cost(step.kind, bytes_of(step, elem_bytes), step.is_transfer() && within_node(step, model), model);
+  const bool apart = step.kind == StepKind::reduce &&
+                     detail::reduces_apart(step.dst.buffer, step.dst.range, step.left.buffer, step.left.range,
+                                           step.src.buffer, step.src.range);
+  return detail::step_cost(step.kind, bytes_of(step, elem_bytes), step.is_transfer() && within_node(step, model), apart,
+                           model);
 }
 
 // Who sends and who receives a transfer's bytes.

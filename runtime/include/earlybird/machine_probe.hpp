@@ -18,6 +18,7 @@ namespace earlybird {
 struct MemoryRates {
   double copy_s_per_byte = 0;    // b = a (memcpy)
   double reduce_s_per_byte = 0;  // b += a over floats by the runtime's reduction kernel, per byte of b
+  double reduce_apart_s_per_byte = 0;  // c = a + b by the same kernel, per byte of c
 };
 
 // Every rank of `comm` copies and reduces `bytes` of floats at once, the best

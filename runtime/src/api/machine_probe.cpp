@@ -98,16 +98,19 @@ void probe_network(MPI_Comm world, int peer, coll::CostModel& network) {
 
 MemoryRates measure_memory_rates(MPI_Comm comm, std::size_t bytes, int repetitions) {
   const std::size_t n = std::max<std::size_t>(1, bytes / sizeof(float));
-  std::vector<float> a(n, 1.0f), b(n, 2.0f);
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n, 0.0f);
   const double copy_s =
       best_seconds_of_slowest(comm, repetitions, [&] { std::memcpy(b.data(), a.data(), n * sizeof(float)); });
   const double reduce_s = best_seconds_of_slowest(comm, repetitions, [&] {
     kernels::reduce(Datatype::float32, Op::sum, b.data(), b.data(), a.data(), n);  // the runtime's own loop
   });
-  const volatile float kept = b[n - 1];  // the results are used: the loops stay
+  const double reduce_apart_s = best_seconds_of_slowest(comm, repetitions, [&] {
+    kernels::reduce(Datatype::float32, Op::sum, c.data(), a.data(), b.data(), n);
+  });
+  const volatile float kept = b[n - 1] + c[n - 1];  // the results are used: the loops stay
   (void)kept;
   const double moved = static_cast<double>(n * sizeof(float));
-  return {copy_s / moved, reduce_s / moved};
+  return {copy_s / moved, reduce_s / moved, reduce_apart_s / moved};
 }
 
 std::optional<coll::MachineProfile> probe_machine(MPI_Comm world, const coll::MachineProfile& defaults) {
@@ -118,6 +121,7 @@ std::optional<coll::MachineProfile> probe_machine(MPI_Comm world, const coll::Ma
   const MemoryRates rates = measure_memory_rates(world, kProbeMemoryBytes, kProbeMemoryRepetitions);
   network.gamma = rates.reduce_s_per_byte;  // the same maxima on every rank
   network.copy_per_byte = rates.copy_s_per_byte;
+  network.gamma_apart = rates.reduce_apart_s_per_byte;
   probe_network(world, peer, network);
   probed.source = "start-up probe";
   return probed;

@@ -22,8 +22,9 @@ struct TimedAllreduce {
 
 // Seconds per byte of a local reduction (b += a) and copy, measured apart.
 struct LocalRates {
-  double gamma = 0;
+  double gamma = 0;        // b op= a
   double copy = 0;
+  double gamma_apart = -1;  // c = a op b; < 0: gamma
 };
 
 // A second regime must earn its parameters (a second beta and where it

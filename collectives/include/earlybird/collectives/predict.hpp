@@ -26,6 +26,7 @@ struct MemoryRegime {
   double gamma = 0;       // seconds per byte reduced
   double copy = 0;        // seconds per byte copied
   double peer_read = 0;   // seconds per byte read from a peer (LevelCosts::peer_read); 0: the in-cache rate
+  double gamma_apart = 0; // seconds per byte reduced into a third buffer (CostModel::gamma_apart); 0: gamma
 };
 
 struct LevelCosts {

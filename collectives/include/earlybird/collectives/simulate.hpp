@@ -6,7 +6,8 @@
 // - a transfer of b bytes costs alpha + beta * b, holding the sender's out
 //   port and the receiver's in port for that time (single-port per rank per
 //   direction; a put's sender is its owner, a get's is the peer);
-// - a reduction of b bytes costs gamma * b on its owner's CPU, a copy
+// - a reduction of b bytes costs gamma * b on its owner's CPU (gamma_apart
+//   * b where it writes a third buffer, neither operand), a copy
 //   copy_per_byte * b (a memory-bound pass; gamma when not given);
 // - a copy of a rank's input onto the same range of its output costs nothing
 //   where the schedule's shape says the two are one buffer (a bcast root's
@@ -72,7 +73,12 @@ struct CostModel {
   // turns. With node_ranks set it applies to transfers inside a node; with
   // one level, to every transfer (the model of one node).
   bool transfers_on_cpu = false;
+  // Seconds per byte of a reduction into a third buffer (dst = left op src,
+  // dst neither operand: one more stream than left op= src, and past the
+  // caches its write costs a read for ownership too); < 0: gamma.
+  double gamma_apart = -1;
   double copy_cost() const { return copy_per_byte < 0 ? gamma : copy_per_byte; }
+  double reduce_cost(bool apart) const { return apart && gamma_apart >= 0 ? gamma_apart : gamma; }
   bool same_node(int r, int s) const { return node_ranks > 0 && r / node_ranks == s / node_ranks; }
   auto operator<=>(const CostModel&) const = default;
 };
