@@ -10,9 +10,10 @@
 // used.
 //
 // How (docs/algorithms.md, "The cost model"):
-// - gamma and copy in cache and past the caches: local passes over 256 KiB
-//   and 8 MiB (b += a by the runtime's kernel; memcpy), the fastest of
-//   several, on every rank; the slowest rank's rate counts;
+// - gamma, gamma_apart and copy in cache and past the caches: local passes
+//   over 256 KiB and 8 MiB (b += a and c = a + b by the runtime's kernel;
+//   memcpy), the fastest of several, on every rank; the slowest rank's
+//   rate counts;
 // - per_call, alpha, per_step from 8-byte and 4 KiB allreduces of
 //   algorithms with different round and step counts, beta from 64 KiB to
 //   16 MiB allreduces (ring, Rabenseifner, recursive doubling): the
@@ -161,7 +162,8 @@ Measured measure_needs(Communicator& comm, const Needs& needs, double budget, To
         if (comm.rank() == 0) std::printf("# peer_reads cannot run here: peer_read not fitted (auto leaves it out)\n");
       } else {
         ++totals.earlybird_failures;
-        if (comm.rank() == 0) std::printf("# %s at %zu B failed: %s\n", name.c_str(), bytes, r.outcomes[i].error.c_str());
+        if (comm.rank() == 0)
+          std::printf("# %s at %zu B failed: %s\n", name.c_str(), bytes, r.outcomes[i].error.c_str());
       }
     }
   }

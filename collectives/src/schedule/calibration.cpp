@@ -120,8 +120,8 @@ BetaFit fit_beta(const std::vector<const TimedAllreduce*>& calls, int ranks, Cos
   std::vector<Terms> terms;
   double num = 0, den = 0;
   for (const TimedAllreduce* call : calls) {
-    const Terms t{call->seconds - per_call - simulated(*call, ranks, model), simulated(*call, ranks, unit(model, &CostModel::beta)),
-                  call->seconds};
+    const Terms t{call->seconds - per_call - simulated(*call, ranks, model),
+                  simulated(*call, ranks, unit(model, &CostModel::beta)), call->seconds};
     const double weight = 1 / (t.seconds * t.seconds);
     num += weight * t.per_beta * t.rest;
     den += weight * t.per_beta * t.per_beta;

@@ -73,8 +73,9 @@ Simulation simulate_symmetric(const RankPlan& plan, std::size_t elem_bytes, cons
     const bool also_cpu = &resource != &cpu && model.transfers_on_cpu;  // a copy on this rank's core
     const double start = std::max({ready[s], resource, also_cpu ? cpu : 0.0});
     const double bytes = static_cast<double>(step.src.count * elem_bytes);
-    const bool apart = step.kind == StepKind::reduce && detail::reduces_apart(step.dst_buffer, step.dst, step.left_buffer,
-                                                                              step.left, step.src_buffer, step.src);
+    const bool apart = step.kind == StepKind::reduce &&
+                       detail::reduces_apart(step.dst_buffer, step.dst, step.left_buffer, step.left, step.src_buffer,
+                                             step.src);
     const double finish = start + detail::step_cost(step.kind, bytes, false, apart, model);
     resource = finish;
     if (also_cpu) cpu = finish;

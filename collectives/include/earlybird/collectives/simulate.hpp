@@ -27,7 +27,7 @@
 //   a node also holds its owner's CPU: the runtime's put there is a copy on
 //   the rank's core, which its reductions need too (measured at P = 2 on
 //   one node: a pipelined chain, whose copies and reductions a port model
-//   overlaps, took 1.9x the port model's time at 16 MiB);
+//   overlaps, took 1.2-2.0x the port model's time at 16 MiB in three runs);
 // - with cores set (CostModel: more ranks than CPUs on a node), the node's
 //   ranks share that many CPUs: every step also holds one of them (the one
 //   its rank ran on last if that is free when the step is ready, else the
