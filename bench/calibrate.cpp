@@ -54,6 +54,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -104,12 +105,11 @@ coll::LocalRates measure_local_rates(std::size_t bytes) {
 // its own measurement: docs/algorithms.md, "The cost model").
 class Needs {
  public:
-  template <std::size_t N, std::size_t M>
-  void add(const std::array<const char*, N>& algorithms, const std::array<std::size_t, M>& sizes) {
-    for (std::size_t bytes : sizes) at_[bytes].insert(algorithms.begin(), algorithms.end());
-  }
-  void add(const std::vector<std::string>& algorithms, const std::vector<std::size_t>& sizes) {
-    for (std::size_t bytes : sizes) at_[bytes].insert(algorithms.begin(), algorithms.end());
+  // Names: the constants' arrays of const char* or the command line's
+  // strings; sizes in bytes per rank.
+  template <class Names, class Sizes>
+  void add(const Names& algorithms, const Sizes& sizes) {
+    for (std::size_t bytes : sizes) at_[bytes].insert(std::begin(algorithms), std::end(algorithms));
   }
   const std::map<std::size_t, std::set<std::string>>& by_size() const { return at_; }
 
