@@ -199,6 +199,10 @@ void add_sweep(CLI::App& app, SweepOptions& o) {
              "calls timed together per sample after one barrier, reported per call (a loop of calls, as an "
              "application issues them; only the last call's result is checked); 1: a barrier before every call");
   add_number(*sweep, "--root", o.root, at_least(0), "the root of reduce and bcast (a rank of the job)");
+  sweep->add_flag("--in-place", o.in_place,
+                  "every call in place, for earlybird and MPI alike (MPI_IN_PLACE): allreduce, reduce (on the root), "
+                  "allgather (this rank's block) and reduce_scatter (the result in the first block) take their input "
+                  "from the output buffer; a bcast always does");
   sweep->add_flag("--futures", o.futures,
                    "submit earlybird's calls as plain futures (without CollectiveOptions::blocking: a call of "
                    "more than 64 KiB goes to the progress thread) before waiting for each");

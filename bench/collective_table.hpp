@@ -1,7 +1,8 @@
 // The collectives eb-bench sweeps, one table row each: how to call earlybird,
 // how to call the MPI library's matching collective, and which ranks' output
 // must agree. Every collective is float32 with MPI_SUM where it reduces;
-// rooted collectives use the root the buffers name (eb-bench sweep --root).
+// rooted collectives use the root the buffers name (eb-bench sweep --root);
+// every collective may be called in place (eb-bench sweep --in-place).
 #pragma once
 
 #include <mpi.h>
@@ -14,12 +15,23 @@
 
 namespace earlybird::bench {
 
+// How every call of a run is made: its root, and whether in place
+// (MPI_IN_PLACE; earlybird's one-buffer calls). In place, the output holds
+// the call's input before it: all of it (allreduce, reduce on the root,
+// reduce_scatter, whose output is then P blocks with the result in the
+// first), or this rank's block (allgather). A bcast always is.
+struct CallForm {
+  int root = 0;  // reduce, bcast
+  bool in_place = false;
+};
+
 // One rank's buffers for one collective call of `count` elements per rank
 // (per block for allgather and reduce_scatter).
 struct Buffers {
   std::size_t count = 0;
   int rank = 0;
   int root = 0;                  // reduce, bcast
+  bool in_place = false;         // CallForm
   std::vector<float> input;      // what this rank contributes (bcast: the root's message)
   std::vector<float> output;     // written by the call under test
   std::vector<float> reference;  // the MPI library's result, for checking
@@ -48,14 +60,15 @@ std::vector<std::string> collective_names();
 
 // Buffers of the right lengths for `ranks` ranks, filled with small integers
 // (sums stay exact in float, so every algorithm's result is bit-identical).
-Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_t count, int root = 0);
+Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_t count, CallForm form = {});
 
 // Puts the output buffer in its state before a call: a sentinel everywhere
-// (so a call that writes nothing is caught), the message on a bcast root.
+// (so a call that writes nothing is caught), the message on a bcast root,
+// the input where an in-place call takes it (CallForm).
 void reset_output(const CollectiveSpec& spec, Buffers& buffers);
 
-// Whether this rank's output is the expected one (true where the rank has no
-// defined result).
+// Whether this rank's output holds the expected result (true where the rank
+// has no defined result).
 bool output_matches(const CollectiveSpec& spec, const Buffers& buffers);
 
 // The bytes one call moves in nccl-tests' algorithm bandwidth: the larger of

@@ -30,6 +30,7 @@ struct SweepOptions : JobOptions {
   int back_to_back = 1;                     // calls per timed sample, after one barrier
   bool futures = false;                     // calls without CollectiveOptions::blocking
   int root = 0;                             // reduce, bcast
+  bool in_place = false;                    // every call in place (CallForm)
 };
 
 struct OverlapOptions : JobOptions {

@@ -74,8 +74,8 @@ struct Samples {
 }  // namespace
 
 SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>& contenders, std::size_t count,
-                        double budget, int rank, int ranks, int back_to_back, int root) {
-  Buffers buffers = make_buffers(spec, rank, ranks, count, root);
+                        double budget, int rank, int ranks, int back_to_back, CallForm form) {
+  Buffers buffers = make_buffers(spec, rank, ranks, count, form);
   SizeResult result;
   result.bytes = count * sizeof(float);
   result.outcomes.resize(contenders.size());

@@ -31,8 +31,8 @@ struct SizeResult {
 // `contenders[0]` must be the MPI library's (the reference). Collective over
 // MPI_COMM_WORLD; `budget` seconds per contender. A sample is `back_to_back`
 // calls in a row after one barrier, divided by their number; the result
-// checked is the last call's. `root`: of reduce and bcast.
+// checked is the last call's. `form`: every call's root and whether in place.
 SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>& contenders, std::size_t count,
-                        double budget, int rank, int ranks, int back_to_back = 1, int root = 0);
+                        double budget, int rank, int ranks, int back_to_back = 1, CallForm form = {});
 
 }  // namespace earlybird::bench

@@ -77,6 +77,9 @@ struct Report {
   int ranks;
   int back_to_back;
   bool futures;
+  bool in_place;
+  // The CSV's collective: its name, "_in_place" appended for calls in place.
+  std::string collective() const { return std::string(spec.name) + (in_place ? "_in_place" : ""); }
 
   double busbw_gbs(const SizeResult& r, const Outcome& o) const {
     const double bytes = static_cast<double>(moved_bytes(spec, ranks, r.bytes / sizeof(float)));
@@ -172,7 +175,7 @@ struct Report {
     for (std::size_t i = 0; i < contenders.size(); ++i) {
       const Outcome& o = r.outcomes[i];
       if (!o.timed()) continue;
-      csv.row(std::string("sweep,") + spec.name + "," + contenders[i].label + "," + std::to_string(ranks) + "," +
+      csv.row("sweep," + collective() + "," + contenders[i].label + "," + std::to_string(ranks) + "," +
               std::to_string(r.bytes) + "," + fixed(o.stats.median, 9) + "," + fixed(mpi.median, 9) + "," +
               fixed(o.stats.median / mpi.median, 4) + "," + std::to_string(o.wrong) + "," + fixed(o.stats.p10, 9) +
               "," + fixed(o.stats.p90, 9) + "," + fixed(mpi.p10, 9) + "," + fixed(mpi.p90, 9) + "," +
@@ -203,7 +206,8 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   if (o.root >= ranks) throw std::invalid_argument("--root " + std::to_string(o.root) + " is not a rank of " +
                                                    std::to_string(ranks));
   const std::string root = spec.rooted() ? ", root " + std::to_string(o.root) : "";
-  const std::string job = std::string("sweep (") + spec.name + ", " + spec.arguments + root + ")";
+  const std::string job =
+      std::string("sweep (") + spec.name + ", " + spec.arguments + root + (o.in_place ? ", in place" : "") + ")";
   print_run_header(job.c_str(), o.command_line, MPI_COMM_WORLD);
 
   std::vector<Contender> contenders = {mpi_contender(spec, kMpiDefault, MPI_COMM_WORLD)};
@@ -216,7 +220,7 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   for (const auto& name : earlybird_algorithms(spec, o.algorithms))
     contenders.push_back(earlybird_contender(spec, name, comm, options));
 
-  const Report report{spec, contenders, ranks, o.back_to_back, o.futures};
+  const Report report{spec, contenders, ranks, o.back_to_back, o.futures, o.in_place};
   Csv csv(o.csv, Report::csv_header(), rank);
   if (rank == 0) report.print_header();
   Totals totals;
@@ -224,7 +228,8 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   for (std::size_t bytes : o.sizes) {
     // 0 bytes: count 0, nothing exchanged (what a call costs beyond its data).
     const std::size_t count = bytes == 0 ? 0 : std::max<std::size_t>(1, bytes / sizeof(float));
-    const SizeResult r = measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back, o.root);
+    const SizeResult r =
+        measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back, {o.root, o.in_place});
     add_to_totals(totals, contenders, r);
     std::optional<MemoryRates> rates;
     if (with_memory_bound && r.bytes >= kMemoryBoundFrom) rates = measure_memory_rates(MPI_COMM_WORLD, r.bytes, kMemoryRepetitions);

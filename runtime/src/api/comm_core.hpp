@@ -15,6 +15,7 @@
 #include "../exec/inline_collective.hpp"
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
+#include "../base/reused_buffers.hpp"
 #include "../exec/peer_reads.hpp"
 #include "../pap/arrival_session.hpp"
 #include "../progress/progress_engine.hpp"
@@ -68,6 +69,12 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   const CommOptions& options() const { return options_; }
 
   Future run(const CollectiveCall& call);
+  // A copy of an in-place call's input (Communicator::allgather_in_place,
+  // reduce_scatter_in_place), in memory this communicator reuses
+  // (ReusedBuffers).
+  std::shared_ptr<const std::vector<std::byte>> private_copy(const void* from, std::size_t bytes) {
+    return reused_buffers_->copy_of(from, bytes);
+  }
 
   // What every call of one shape (same_shape) shares, worked out once: the
   // algorithm, validity, description, signature, batches and their plans.
@@ -296,6 +303,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   pap::ArrivalSession arrival_;
 
   std::shared_ptr<PlanCache> plans_;  // shared with plans built in the background
+  std::shared_ptr<ReusedBuffers> reused_buffers_ = std::make_shared<ReusedBuffers>();  // private_copy
   std::mutex prepared_mutex_;
   std::deque<std::shared_ptr<const Prepared>> prepared_;  // most recently used first
   // The shapes prepared by every live communicator that would prepare them

@@ -106,27 +106,17 @@ Future Communicator::reduce_scatter(const void* in, void* out, std::size_t count
   return run(core_, {Collective::reduce_scatter, in, out, count, type, std::move(op), 0, options, nullptr});
 }
 
-namespace {
-
-// A private copy of `bytes` bytes at `from`: the input of an in-place call.
-std::shared_ptr<const std::vector<std::byte>> private_copy(const void* from, std::size_t bytes) {
-  const auto* begin = static_cast<const std::byte*>(from);
-  return std::make_shared<const std::vector<std::byte>>(begin, begin + bytes);
-}
-
-}  // namespace
-
 Future Communicator::allgather_in_place(void* inout, std::size_t count, Datatype type, const CollectiveOptions& options) {
   if (!core_) return run(core_, {Collective::allgather, nullptr, inout, count, type, Op::sum, 0, options, nullptr});
   const std::size_t block = count * size_of(type);
-  auto input = private_copy(static_cast<const std::byte*>(inout) + static_cast<std::size_t>(rank()) * block, block);
+  auto input = core_->private_copy(static_cast<const std::byte*>(inout) + static_cast<std::size_t>(rank()) * block, block);
   return run(core_, {Collective::allgather, input->data(), inout, count, type, Op::sum, 0, options, input});
 }
 
 Future Communicator::reduce_scatter_in_place(void* inout, std::size_t count, Datatype type, ReduceOp op,
                                              const CollectiveOptions& options) {
   if (!core_) return run(core_, {Collective::reduce_scatter, nullptr, inout, count, type, std::move(op), 0, options, nullptr});
-  auto input = private_copy(inout, count * size_of(type) * static_cast<std::size_t>(size()));
+  auto input = core_->private_copy(inout, count * size_of(type) * static_cast<std::size_t>(size()));
   return run(core_, {Collective::reduce_scatter, input->data(), inout, count, type, std::move(op), 0, options, input});
 }
 
