@@ -101,20 +101,21 @@ Schedule small_bcast(int reads_input_of = 0) {
 }
 
 // Allgather over P ranks, block n: every rank copies its input into its own
-// block and puts it into every peer's scratch slot of its rank; the peer copies
-// slot j into block j + block_offset(j) * n.
+// block and puts that block into every peer's scratch slot of its rank; the
+// peer copies slot j into block j + block_offset(j) * n. (No input is read
+// after a block is placed: in place, rank r's input is its block r, which a
+// wrong offset overwrites.)
 template <class BlockOffset>
 Schedule direct_allgather(int p, std::size_t n, BlockOffset block_offset) {
   Builder b = builder_for(Collective::allgather, "direct_allgather", p, n);
+  const auto block = [n](int r) { return static_cast<std::size_t>(r) * n; };
+  for (int r = 0; r < p; ++r) b.copy(out(r, block(r), n), in(r, 0, n));
   for (int r = 0; r < p; ++r)
     for (int j = 0; j < p; ++j) {
       if (j == r) continue;
-      const std::size_t at = static_cast<std::size_t>(j) * n;
-      b.put(in(j, 0, n), scratch(r, at, n));
-      b.copy(out(r, at + static_cast<std::size_t>(block_offset(j)), n), scratch(r, at, n));
+      b.put(out(j, block(j), n), scratch(r, block(j), n));
+      b.copy(out(r, block(j) + static_cast<std::size_t>(block_offset(j)), n), scratch(r, block(j), n));
     }
-  // Last: rank 0's input may alias its block 0 (in place).
-  for (int r = 0; r < p; ++r) b.copy(out(r, static_cast<std::size_t>(r) * n, n), in(r, 0, n));
   return std::move(b).finish();
 }
 

@@ -73,15 +73,11 @@ inline bool may_read_input(Collective collective, int rank) {
   return collective != Collective::bcast || rank == kRoot;
 }
 
-// In-place calls: whether input and output may be one memory, element x of
-// input being element x of output (the Builder's model, which derives the
-// ordering edges from it). True where MPI's in-place form has that layout:
-// allreduce, reduce and bcast (one buffer), reduce_scatter (the result lands
-// at the start of the buffer that held the input). Allgather is excluded: MPI
-// keeps rank r's in-place input at output block r, not at 0, which the
-// verifier does not model; the runtime must not alias its buffers (it copies
-// the block), and the Builder tracks an allgather's input apart from its
-// output (its input is the smaller).
+// Whether input element x is output element x in place (coll::input_in_output
+// is 0): the Builder's model, which derives ordering edges from it. Not an
+// allgather: the Builder tracks its input apart from its output, and its
+// schedules are in-place safe without edges (the verifier checks it): the
+// only writes to a rank's own block carry its own data.
 inline bool input_aliases_output(Collective collective) { return collective != Collective::allgather; }
 
 }  // namespace earlybird::coll::detail

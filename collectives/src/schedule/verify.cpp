@@ -64,7 +64,6 @@ class Verifier {
       : schedule_(schedule),
         collective_(collective),
         options_(options),
-        aliased_(detail::input_aliases_output(collective)),
         sets_(schedule.ranks()),
         contents_(static_cast<std::size_t>(schedule.ranks()) * kBuffers) {
     for (int r = 0; r < schedule.ranks(); ++r)
@@ -79,7 +78,8 @@ class Verifier {
       const detail::StructureReport structure = detail::check_structure(schedule_, collective_);
       if (!structure.problem.empty()) fail(structure.problem);
       if (schedule_.steps().size() <= options_.race_check_max_steps)
-        races_ = std::make_unique<RaceDetector>(schedule_, structure.program_order, aliased_);
+        races_ = std::make_unique<RaceDetector>(schedule_, structure.program_order,
+                                                [this](int rank) { return input_at(rank); });
       run_steps(report.steps_run);
       check_outputs();
     } catch (const Failure& failure) {
@@ -104,9 +104,9 @@ class Verifier {
   void run_step(StepId id) {
     const Step& step = schedule_.steps()[id];
     const bool separate_left = has_separate_left(step);
-    if (aliased_ && step.src.buffer == Buffer::input) check_in_place(id, step.src);
-    if (aliased_ && separate_left && step.left.buffer == Buffer::input) check_in_place(id, step.left);
-    if (races_) check_races(id, step);
+    if (step.src.buffer == Buffer::input) check_in_place(id, step.src);
+    if (separate_left && step.left.buffer == Buffer::input) check_in_place(id, step.left);
+    if (races_ && !copies_onto_itself(step)) check_races(id, step);
     // Both operands are read before dst changes: src may be dst itself
     // (dst = left op dst).
     read_pieces(id, step.src, src_pieces_);
@@ -131,13 +131,29 @@ class Verifier {
     if (conflict.other != kNoStep) report_race(id, conflict, step.dst);
   }
 
-  // Input may alias output (in-place call): reading input[range] is only safe
-  // while nothing has been written to output[range] of that rank.
+  // Where a rank's input lies in its output in place (input_in_output).
+  std::size_t input_at(int rank) const {
+    return input_in_output(collective_, rank, schedule_.shape().input);
+  }
+
+  // In place, a copy of input onto the output memory it is: the runtime
+  // skips it (it moves nothing), so it neither reads nor writes.
+  bool copies_onto_itself(const Step& step) const {
+    return step.kind == StepKind::copy && step.src.buffer == Buffer::input && step.dst.buffer == Buffer::output &&
+           step.src.rank == step.dst.rank && step.src.range.count == step.dst.range.count &&
+           step.dst.range.begin == step.src.range.begin + input_at(step.src.rank);
+  }
+
+  // Input may be output's memory (an in-place call): reading input[range] is
+  // only safe while that memory of the output holds nothing written yet, or
+  // this rank's own input there (the same bytes: an allgather's own block).
   void check_in_place(StepId id, const Slot& input) {
-    of({input.rank, Buffer::output, {}}).visit(input.range, [&](Range piece, const Content& c) {
-      if (c.set != kUndefined)
-        fail_at(id, "in-place hazard: reads input at element " + std::to_string(piece.begin) +
-                        " after " + step_name(c.writer) + " wrote output there");
+    const std::size_t at = input_at(input.rank);
+    const SetId own = RankSets::single(input.rank);
+    of({input.rank, Buffer::output, {}}).visit({input.range.begin + at, input.range.count}, [&](Range piece, const Content& c) {
+      if (c.set != kUndefined && !(c.set == own && c.shift == -signed_position(at)))
+        fail_at(id, "in-place hazard: reads input at element " + std::to_string(piece.begin - at) + " after " +
+                        step_name(c.writer) + " wrote other data to output element " + std::to_string(piece.begin));
     });
   }
 
@@ -277,7 +293,6 @@ class Verifier {
   const Schedule& schedule_;
   Collective collective_;
   VerifyOptions options_;
-  bool aliased_;  // input may be output's memory (in place)
   RankSets sets_;
   std::vector<IntervalMap<Content>> contents_;
   std::unique_ptr<RaceDetector> races_;

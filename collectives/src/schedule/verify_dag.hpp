@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -77,18 +78,18 @@ class Ancestry {
 
 // Remembers, per element interval, the last writer and the readers since, and
 // reports an access whose conflicting predecessors are not its ancestors.
-// When input may alias output (in place), a read of input also counts as a
-// read of output at the same position.
+// Input is output's memory (in place): an access to a rank's input element x
+// is one to its output element x + input_at(rank) (coll::input_in_output).
 class RaceDetector {
  public:
-  RaceDetector(const Schedule& schedule, bool program_order, bool input_aliases_output)
-      : input_aliases_output_(input_aliases_output),
+  RaceDetector(const Schedule& schedule, bool program_order, std::function<std::size_t(int)> input_at)
+      : input_at_(std::move(input_at)),
         ancestry_(schedule, program_order),
         maps_(static_cast<std::size_t>(schedule.ranks()) * kBuffers) {}
 
   Conflict read(StepId step, const Slot& slot) {
     Conflict found;
-    of(slot).for_each(slot.range, [&](Range piece, Access& access) {
+    of(slot).for_each(memory_range(slot), [&](Range piece, Access& access) {
       if (found.other == kNoStep && unordered(access.writer, step)) found = {access.writer, piece.begin};
       if (access.readers.empty() || access.readers.back() != step) access.readers.push_back(step);
     });
@@ -97,7 +98,7 @@ class RaceDetector {
 
   Conflict write(StepId step, const Slot& slot) {
     Conflict found;
-    of(slot).for_each(slot.range, [&](Range piece, Access& access) {
+    of(slot).for_each(memory_range(slot), [&](Range piece, Access& access) {
       if (found.other == kNoStep && unordered(access.writer, step)) found = {access.writer, piece.begin};
       for (StepId reader : access.readers)
         if (found.other == kNoStep && unordered(reader, step)) found = {reader, piece.begin};
@@ -112,11 +113,15 @@ class RaceDetector {
     return earlier != kNoStep && earlier != step && !ancestry_.is_ancestor(earlier, step);
   }
   IntervalMap<Access>& of(const Slot& slot) {
-    const Buffer memory = slot.buffer == Buffer::input && input_aliases_output_ ? Buffer::output : slot.buffer;
+    const Buffer memory = slot.buffer == Buffer::input ? Buffer::output : slot.buffer;
     return maps_[static_cast<std::size_t>(slot.rank) * kBuffers + static_cast<std::size_t>(memory)];
   }
+  Range memory_range(const Slot& slot) const {
+    if (slot.buffer != Buffer::input) return slot.range;
+    return {slot.range.begin + input_at_(slot.rank), slot.range.count};
+  }
 
-  bool input_aliases_output_;
+  std::function<std::size_t(int)> input_at_;
   Ancestry ancestry_;
   std::vector<IntervalMap<Access>> maps_;
 };

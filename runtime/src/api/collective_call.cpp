@@ -8,11 +8,10 @@ namespace {
 
 using coll::Collective;
 
-bool overlap_partly(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
   const auto* x = static_cast<const std::byte*>(a);
   const auto* y = static_cast<const std::byte*>(b);
-  if (!a_bytes || !b_bytes || x == y) return false;
-  return x < y + b_bytes && y < x + a_bytes;
+  return a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
 }
 
 }  // namespace
@@ -75,7 +74,12 @@ const char* buffer_problem(const CollectiveCall& call, int rank, int ranks) {
   const bool needs_output = call.collective != Collective::reduce || root;
   if (needs_input && shape.input && !call.input) return "null input buffer";
   if (needs_output && shape.output && !call.output) return "null output buffer";
-  if (needs_input && needs_output && overlap_partly(call.input, shape.input * elem, call.output, shape.output * elem))
+  // In place, the input lies where coll::input_in_output says (the schedules
+  // are verified for that); any other overlap is an error.
+  const auto* in_place_input = static_cast<const std::byte*>(call.output) +
+                               coll::input_in_output(call.collective, rank, shape.input) * elem;
+  if (needs_input && needs_output && call.input != in_place_input &&
+      overlap(call.input, shape.input * elem, call.output, shape.output * elem))
     return "input and output overlap without being the same buffer";
   return nullptr;
 }

@@ -106,11 +106,14 @@ Future Communicator::reduce_scatter(const void* in, void* out, std::size_t count
   return run(core_, {Collective::reduce_scatter, in, out, count, type, std::move(op), 0, options, nullptr});
 }
 
+// The input is this rank's block of `inout`, read in place: every
+// allgather schedule is verified for it (coll::input_in_output), and the
+// inline and peer_reads executors write that block only with its own bytes.
 Future Communicator::allgather_in_place(void* inout, std::size_t count, Datatype type, const CollectiveOptions& options) {
   if (!core_) return run(core_, {Collective::allgather, nullptr, inout, count, type, Op::sum, 0, options, nullptr});
   const std::size_t block = count * size_of(type);
-  auto input = core_->private_copy(static_cast<const std::byte*>(inout) + static_cast<std::size_t>(rank()) * block, block);
-  return run(core_, {Collective::allgather, input->data(), inout, count, type, Op::sum, 0, options, input});
+  const auto* input = static_cast<const std::byte*>(inout) + static_cast<std::size_t>(rank()) * block;
+  return run(core_, {Collective::allgather, input, inout, count, type, Op::sum, 0, options, nullptr});
 }
 
 Future Communicator::reduce_scatter_in_place(void* inout, std::size_t count, Datatype type, ReduceOp op,

@@ -34,6 +34,16 @@ constexpr bool reduces(Collective collective) {
 //   reduce_scatter: input = ranks x count, output = count
 Shape shape_of(Collective collective, int ranks, std::size_t count);
 
+// In-place calls (MPI_IN_PLACE's layout): rank `rank`'s input is its output
+// from this element on. 0 where the input is at least as large as the output:
+// allreduce, reduce and bcast (one buffer), reduce_scatter (the result lands
+// at the start of the buffer that held the input). Block `rank` (rank x
+// input_count) for an allgather. The verifier checks every schedule against
+// it, so a call may pass such buffers without copying its input.
+inline std::size_t input_in_output(Collective collective, int rank, std::size_t input_count) {
+  return collective == Collective::allgather ? static_cast<std::size_t>(rank) * input_count : 0;
+}
+
 // Whether a rank's completion of this collective (with data) implies that every
 // rank started it: true when every rank's result depends on every rank's input.
 bool completion_implies_all_started(Collective collective);
