@@ -43,8 +43,9 @@ struct CollectiveCall {
   ReduceOp op = Op::sum;
   int root = 0;
   CollectiveOptions options;
-  // In-place allgather and reduce-scatter read their input from a private
-  // copy (MPI_IN_PLACE semantics); it lives as long as the operations.
+  // The private copy an in-place call reads its input from where its
+  // executor cannot read it in place (CommCore::reads_input_copy); it lives
+  // as long as the operations.
   std::shared_ptr<const std::vector<std::byte>> owned_input;
 
   bool reduces() const { return coll::reduces(collective); }

@@ -137,8 +137,24 @@ std::string CommCore::problem_of(const CollectiveCall& call, const Prepared& p) 
   return {};
 }
 
+// An in-place reduce-scatter on the peer_reads executor: its peers read this
+// rank's input while its result lands over the start of it, so it reads a
+// copy instead (ReusedBuffers). Every other executor reads it in place: the
+// schedules are verified for it (coll::input_in_output), the inline lines
+// publish the input before anything is written.
+bool CommCore::reads_input_copy(const CollectiveCall& call, const Prepared& p) {
+  return p.executor == coll::Executor::peer_reads && call.collective == coll::Collective::reduce_scatter &&
+         call.input == call.output && call.count > 0 && !call.owned_input;
+}
+
 Future CommCore::launch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& p,
                         std::uint64_t call_index) {
+  if (reads_input_copy(call, *p)) {
+    CollectiveCall copied = call;
+    copied.owned_input = private_copy(call.input, call.count * size_of(call.type) * static_cast<std::size_t>(size_));
+    copied.input = copied.owned_input->data();
+    return launch(copied, p, call_index);
+  }
   // A caller-run call gets its Future only if it does not finish at once.
   const CallContext context{p->caller_run ? nullptr : std::make_shared<FutureState>(), call_index,
                             pap::arrival_ordered(*p->info) ? pap::global_now_us(*transport_) : 0};

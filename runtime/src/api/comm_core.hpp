@@ -69,8 +69,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   const CommOptions& options() const { return options_; }
 
   Future run(const CollectiveCall& call);
-  // A copy of an in-place call's input (Communicator::allgather_in_place,
-  // reduce_scatter_in_place), in memory this communicator reuses
+  // A copy of an in-place call's input where the executor cannot read it in
+  // place (reads_input_copy), in memory this communicator reuses
   // (ReusedBuffers).
   std::shared_ptr<const std::vector<std::byte>> private_copy(const void* from, std::size_t bytes) {
     return reused_buffers_->copy_of(from, bytes);
@@ -154,6 +154,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   std::string prepare_checked(const CollectiveCall& call, std::shared_ptr<const Prepared>& p);
   // Runs a valid call: its batches queued, or run on the caller.
   Future launch(const CollectiveCall& call, const std::shared_ptr<const Prepared>& p, std::uint64_t call_index);
+  static bool reads_input_copy(const CollectiveCall& call, const Prepared& p);
 
  public:
   struct Prepared {

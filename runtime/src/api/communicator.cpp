@@ -119,8 +119,8 @@ Future Communicator::allgather_in_place(void* inout, std::size_t count, Datatype
 Future Communicator::reduce_scatter_in_place(void* inout, std::size_t count, Datatype type, ReduceOp op,
                                              const CollectiveOptions& options) {
   if (!core_) return run(core_, {Collective::reduce_scatter, nullptr, inout, count, type, std::move(op), 0, options, nullptr});
-  auto input = core_->private_copy(inout, count * size_of(type) * static_cast<std::size_t>(size()));
-  return run(core_, {Collective::reduce_scatter, input->data(), inout, count, type, std::move(op), 0, options, input});
+  // Read in place, or from a copy where the executor needs one (CommCore::launch).
+  return run(core_, {Collective::reduce_scatter, inout, inout, count, type, std::move(op), 0, options, nullptr});
 }
 
 Future Communicator::warm_up() {
