@@ -150,7 +150,8 @@ class Verifier {
   void check_in_place(StepId id, const Slot& input) {
     const std::size_t at = input_at(input.rank);
     const SetId own = RankSets::single(input.rank);
-    of({input.rank, Buffer::output, {}}).visit({input.range.begin + at, input.range.count}, [&](Range piece, const Content& c) {
+    const Range memory{input.range.begin + at, input.range.count};
+    of({input.rank, Buffer::output, {}}).visit(memory, [&](Range piece, const Content& c) {
       if (c.set != kUndefined && !(c.set == own && c.shift == -signed_position(at)))
         fail_at(id, "in-place hazard: reads input at element " + std::to_string(piece.begin - at) + " after " +
                         step_name(c.writer) + " wrote other data to output element " + std::to_string(piece.begin));

@@ -10,12 +10,12 @@
 // straggler reports) is the ArrivalSession's (pap/arrival_session.hpp).
 #pragma once
 
+#include "../base/reused_buffers.hpp"
 #include "../config/environment.hpp"
 #include "../exec/driver.hpp"
 #include "../exec/inline_collective.hpp"
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
-#include "../base/reused_buffers.hpp"
 #include "../exec/peer_reads.hpp"
 #include "../pap/arrival_session.hpp"
 #include "../progress/progress_engine.hpp"

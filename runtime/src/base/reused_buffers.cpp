@@ -30,9 +30,9 @@ void ReusedBuffers::take_back(Buffer* buffer) {
   std::unique_ptr<Buffer> owned(buffer);
   std::lock_guard lock(mutex_);
   free_.push_back(std::move(owned));
-  // Over the limits: free the smallest first.
   std::sort(free_.begin(), free_.end(), [](const auto& a, const auto& b) { return a->capacity() > b->capacity(); });
-  while (!free_.empty() && (free_.size() > kKeptBuffers || kept_bytes() > kKeptBytes)) free_.pop_back();
+  if (free_.size() > kKeptBuffers) free_.pop_back();  // the smallest
+  while (kept_bytes() > kKeptBytes) free_.erase(free_.begin());  // the largest
 }
 
 std::size_t ReusedBuffers::kept_bytes() const {

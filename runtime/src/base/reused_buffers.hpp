@@ -12,8 +12,8 @@
 // reduce-scatter of 256 KiB blocks take ~1 ms against 36 us out of place
 // (docs/benchmarks.md, "In place").
 //
-// Kept: at most kKeptBuffers buffers of kKeptBytes in all; a buffer taken
-// back beyond that is freed (the largest ones are kept).
+// Kept: at most kKeptBuffers buffers (beyond that the smallest is freed) of
+// kKeptBytes in all (beyond that the largest are).
 #pragma once
 
 #include <cstddef>
