@@ -17,6 +17,8 @@ std::span<const float> in_span(const Buffers& b) { return {b.input.data(), b.inp
 std::span<float> out_span(Buffers& b) { return {b.output.data(), b.output.size()}; }
 // The MPI call's send buffer: MPI_IN_PLACE where every rank's call is in place.
 const void* mpi_input(const Buffers& b) { return b.in_place ? MPI_IN_PLACE : b.input.data(); }
+// A reduce is in place on its root only.
+bool reduce_in_place(const Buffers& b) { return b.in_place && b.rank == b.root; }
 
 double allreduce_factor(int p) { return 2.0 * (p - 1) / p; }
 double rooted_factor(int) { return 1.0; }
@@ -34,11 +36,11 @@ const std::array<CollectiveSpec, 5> kSpecs = {{
     {coll::Collective::reduce, "reduce", "float32, sum", "MPI_Reduce", "coll_tuned_reduce_algorithm", true,
      false, rooted_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) {
-       const bool in_place = b.in_place && b.rank == b.root;
-       return c.reduce(in_place ? std::span<const float>(out_span(b)) : in_span(b), out_span(b), Op::sum, b.root, o);
+       const auto input = reduce_in_place(b) ? std::span<const float>(out_span(b)) : in_span(b);
+       return c.reduce(input, out_span(b), Op::sum, b.root, o);
      },
      [](Buffers& b, MPI_Comm comm) {
-       const void* input = b.in_place && b.rank == b.root ? MPI_IN_PLACE : b.input.data();
+       const void* input = reduce_in_place(b) ? MPI_IN_PLACE : b.input.data();
        return MPI_Reduce(input, b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, b.root, comm);
      }},
     {coll::Collective::bcast, "bcast", "float32", "MPI_Bcast", "coll_tuned_bcast_algorithm", false, true,
@@ -78,7 +80,7 @@ bool has_result(const CollectiveSpec& spec, const Buffers& b) { return !spec.res
 // a bcast's root takes its message there whatever the form).
 std::optional<std::size_t> input_in_output(const CollectiveSpec& spec, const Buffers& b) {
   if (spec.root_output_holds_message) return b.rank == b.root ? std::optional<std::size_t>(0) : std::nullopt;
-  if (!b.in_place || (spec.result_on_root_only && b.rank != b.root)) return std::nullopt;
+  if (!b.in_place || (spec.kind == coll::Collective::reduce && !reduce_in_place(b))) return std::nullopt;
   return spec.kind == coll::Collective::allgather ? static_cast<std::size_t>(b.rank) * b.count : 0;
 }
 
