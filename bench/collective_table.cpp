@@ -16,9 +16,9 @@ int mpi_count(const Buffers& b) { return static_cast<int>(b.count); }
 std::span<const float> in_span(const Buffers& b) { return {b.input.data(), b.input.size()}; }
 std::span<float> out_span(Buffers& b) { return {b.output.data(), b.output.size()}; }
 // The MPI call's send buffer: MPI_IN_PLACE where every rank's call is in place.
-const void* mpi_input(const Buffers& b) { return b.in_place ? MPI_IN_PLACE : b.input.data(); }
+const void* mpi_input(const Buffers& b) { return b.form.in_place ? MPI_IN_PLACE : b.input.data(); }
 // A reduce is in place on its root only.
-bool reduce_in_place(const Buffers& b) { return b.in_place && b.rank == b.root; }
+bool reduce_in_place(const Buffers& b) { return b.form.in_place && b.rank == b.form.root; }
 
 double allreduce_factor(int p) { return 2.0 * (p - 1) / p; }
 double rooted_factor(int) { return 1.0; }
@@ -28,7 +28,7 @@ const std::array<CollectiveSpec, 5> kSpecs = {{
     {coll::Collective::allreduce, "allreduce", "float32, sum", "MPI_Allreduce", "coll_tuned_allreduce_algorithm", false,
      false, allreduce_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) {
-       return b.in_place ? c.allreduce(out_span(b), Op::sum, o) : c.allreduce(in_span(b), out_span(b), Op::sum, o);
+       return b.form.in_place ? c.allreduce(out_span(b), Op::sum, o) : c.allreduce(in_span(b), out_span(b), Op::sum, o);
      },
      [](Buffers& b, MPI_Comm comm) {
        return MPI_Allreduce(mpi_input(b), b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, comm);
@@ -37,30 +37,30 @@ const std::array<CollectiveSpec, 5> kSpecs = {{
      false, rooted_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) {
        const auto input = reduce_in_place(b) ? std::span<const float>(out_span(b)) : in_span(b);
-       return c.reduce(input, out_span(b), Op::sum, b.root, o);
+       return c.reduce(input, out_span(b), Op::sum, b.form.root, o);
      },
      [](Buffers& b, MPI_Comm comm) {
        const void* input = reduce_in_place(b) ? MPI_IN_PLACE : b.input.data();
-       return MPI_Reduce(input, b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, b.root, comm);
+       return MPI_Reduce(input, b.output.data(), mpi_count(b), MPI_FLOAT, MPI_SUM, b.form.root, comm);
      }},
     {coll::Collective::bcast, "bcast", "float32", "MPI_Bcast", "coll_tuned_bcast_algorithm", false, true,
      rooted_factor,
-     [](Communicator& c, Buffers& b, const CollectiveOptions& o) { return c.bcast(out_span(b), b.root, o); },
-     [](Buffers& b, MPI_Comm comm) { return MPI_Bcast(b.output.data(), mpi_count(b), MPI_FLOAT, b.root, comm); }},
+     [](Communicator& c, Buffers& b, const CollectiveOptions& o) { return c.bcast(out_span(b), b.form.root, o); },
+     [](Buffers& b, MPI_Comm comm) { return MPI_Bcast(b.output.data(), mpi_count(b), MPI_FLOAT, b.form.root, comm); }},
     {coll::Collective::allgather, "allgather", "float32", "MPI_Allgather", "coll_tuned_allgather_algorithm", false,
      false, gather_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) {
-       return b.in_place ? c.allgather(out_span(b), o) : c.allgather(in_span(b), out_span(b), o);
+       return b.form.in_place ? c.allgather(out_span(b), o) : c.allgather(in_span(b), out_span(b), o);
      },
      [](Buffers& b, MPI_Comm comm) {
-       if (b.in_place)
+       if (b.form.in_place)
          return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b.output.data(), mpi_count(b), MPI_FLOAT, comm);
        return MPI_Allgather(b.input.data(), mpi_count(b), MPI_FLOAT, b.output.data(), mpi_count(b), MPI_FLOAT, comm);
      }},
     {coll::Collective::reduce_scatter, "reduce_scatter", "float32, sum", "MPI_Reduce_scatter_block",
      "coll_tuned_reduce_scatter_block_algorithm", false, false, gather_factor,
      [](Communicator& c, Buffers& b, const CollectiveOptions& o) {
-       if (b.in_place) return c.reduce_scatter(out_span(b), Op::sum, o);
+       if (b.form.in_place) return c.reduce_scatter(out_span(b), Op::sum, o);
        return c.reduce_scatter(in_span(b), out_span(b), Op::sum, o);
      },
      [](Buffers& b, MPI_Comm comm) {
@@ -73,14 +73,14 @@ void fill_input(std::vector<float>& v, int rank) {
     v[i] = static_cast<float>((rank * 7 + static_cast<int>(i % 1013) * 3) % 11);
 }
 
-bool has_result(const CollectiveSpec& spec, const Buffers& b) { return !spec.result_on_root_only || b.rank == b.root; }
+bool has_result(const CollectiveSpec& spec, const Buffers& b) { return !spec.result_on_root_only || b.rank == b.form.root; }
 
 // Where this rank's call takes its input from its output (CallForm), in
 // elements; nullopt where it does not (not in place, or a reduce's non-root;
 // a bcast's root takes its message there whatever the form).
 std::optional<std::size_t> input_in_output(const CollectiveSpec& spec, const Buffers& b) {
-  if (spec.root_output_holds_message) return b.rank == b.root ? std::optional<std::size_t>(0) : std::nullopt;
-  if (!b.in_place || (spec.kind == coll::Collective::reduce && !reduce_in_place(b))) return std::nullopt;
+  if (spec.root_output_holds_message) return b.rank == b.form.root ? std::optional<std::size_t>(0) : std::nullopt;
+  if (!b.form.in_place || (spec.kind == coll::Collective::reduce && !reduce_in_place(b))) return std::nullopt;
   return spec.kind == coll::Collective::allgather ? static_cast<std::size_t>(b.rank) * b.count : 0;
 }
 
@@ -105,8 +105,7 @@ Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_
   Buffers b;
   b.count = count;
   b.rank = rank;
-  b.root = form.root;
-  b.in_place = form.in_place;
+  b.form = form;
   b.input.resize(shape.input);
   // In place, a reduce-scatter's one buffer holds its input.
   b.output.resize(form.in_place ? std::max(shape.input, shape.output) : shape.output);

@@ -30,8 +30,7 @@ struct CallForm {
 struct Buffers {
   std::size_t count = 0;
   int rank = 0;
-  int root = 0;                  // reduce, bcast
-  bool in_place = false;         // CallForm
+  CallForm form;                 // the root and whether the call is in place
   std::vector<float> input;      // what this rank contributes (bcast: the root's message)
   std::vector<float> output;     // written by the call under test
   std::vector<float> reference;  // the MPI library's result, for checking

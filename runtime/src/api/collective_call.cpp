@@ -74,12 +74,12 @@ const char* buffer_problem(const CollectiveCall& call, int rank, int ranks) {
   const bool needs_output = call.collective != Collective::reduce || root;
   if (needs_input && shape.input && !call.input) return "null input buffer";
   if (needs_output && shape.output && !call.output) return "null output buffer";
+  if (!needs_input || !needs_output) return nullptr;
   // In place, the input lies where coll::input_in_output says (the schedules
   // are verified for that); any other overlap is an error.
   const auto* in_place_input = static_cast<const std::byte*>(call.output) +
                                coll::input_in_output(call.collective, rank, shape.input) * elem;
-  if (needs_input && needs_output && call.input != in_place_input &&
-      overlap(call.input, shape.input * elem, call.output, shape.output * elem))
+  if (call.input != in_place_input && overlap(call.input, shape.input * elem, call.output, shape.output * elem))
     return "input and output overlap without being the same buffer";
   return nullptr;
 }
