@@ -9,8 +9,8 @@
 // Measured on the project's 2-core VM (docs/benchmarks.md, "Puts with
 // streaming stores"): a scratch program whose two processes each copy into
 // a shared region the other then copies out, µs per copy, memcpy against
-// these stores: 256 KiB 9.1 / 6.0, 1 MiB 133 / 31, 8 MiB 704 / 387; the
-// copy out did not get slower.
+// these 16-byte stores: 1 MiB 133 / 31, 8 MiB 704 / 387; the copy out did
+// not get slower.
 //
 // Ends with a store fence: a flag release-stored after the call is seen by
 // a reader only after the data.
