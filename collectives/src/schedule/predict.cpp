@@ -109,29 +109,30 @@ double parse_non_negative(const std::string& text) {
 
 MachineProfile default_profile() {
   MachineProfile profile;
-  // One run of eb-bench calibrate, P = 2, one node (2-core VM, Open MPI
-  // 4.1.4), 2026-11-28: every node parameter but wake from one measurement
-  // (its validation: 34 of 35 predictions within 25 %; four more runs that
-  // hour led auto to the same allreduce, reduce and bcast choices at P = 2;
-  // docs/benchmarks.md, "The simulator against one measurement"). In cache,
-  // and past the caches from 4 MiB x P; a reduction into a third buffer
-  // (gamma_apart) from the local passes.
-  profile.node = {CostModel{2.157e-7, 3.741e-11, 5.014e-11, 3.619e-11, 0}, 1.222e-6,
-                  MemoryRegime{4.0 * (1 << 20), 1.714e-10, 1.16e-10, 1.429e-10, 3.636e-10}};
-  profile.node.model.gamma_apart = 1.039e-10;
-  profile.node.memory.gamma_apart = 1.86e-10;
+  // One run of eb-bench calibrate, P = 2, one node (2-core VM, AMD EPYC,
+  // Open MPI 4.1.4), 2026-11-29, after puts of 1 MiB or more took streaming
+  // stores: every node parameter but wake from that measurement (34 of 35
+  // predictions within 25 %; two more runs that hour: 33 of 35, and the
+  // same rates within 10 % past the caches). In cache, and past the caches
+  // from 4 MiB x P; a reduction into a third buffer (gamma_apart) from the
+  // local passes. docs/benchmarks.md, "New node defaults after the
+  // streaming puts".
+  profile.node = {CostModel{5.654e-7, 7.021e-11, 3.738e-11, 1.33e-11, 0}, 7.457e-7,
+                  MemoryRegime{4.0 * (1 << 20), 1.279e-10, 4.475e-11, 2.756e-11, 2.848e-10}};
+  profile.node.model.gamma_apart = 3.329e-11;
+  profile.node.memory.gamma_apart = 5.789e-11;
   // Inside a node the runtime's puts are copies on the sending rank's core.
   profile.node.model.transfers_on_cpu = true;
-  profile.node.peer_read = 1.725e-10;
-  profile.node.read_call = 5.487e-6;
-  profile.node.inline_call = 6.36e-7;
-  profile.node.inline_line = 5.793e-9;
-  profile.node.ticket = 2.036e-6;
-  profile.node.decision = 6.886e-7;
+  profile.node.peer_read = 1.58e-10;
+  profile.node.read_call = 3.638e-6;
+  profile.node.inline_call = 6.263e-7;
+  profile.node.inline_line = 2.209e-8;
+  profile.node.ticket = 9.007e-7;
+  profile.node.decision = 9.14e-7;
   // wake: eb-bench calibrate at P = 4 on the same VM (4 ranks on 2 cores)
-  // from the parameters above, 2026-11-28: 2.0, 3.6 and 3.9 us in three
-  // runs (docs/benchmarks.md, "Ranks sharing cores").
-  profile.node.wake = 3.6e-6;
+  // from the parameters above, the same hour: 5.05, 5.26 and 5.26 us in
+  // three runs.
+  profile.node.wake = 5.256e-6;
   // The same, 2 emulated hosts x 1 rank, 1 Gbit/s (scripts/cluster.sh), 2026-11-24.
   profile.network = {CostModel{1.17e-5, 6.81e-9, 5.57e-11, 4.47e-11, 0}, 1.25e-5};
   // ticket: the same hosts, eb-bench calibrate, 2026-11-27 (the board's
