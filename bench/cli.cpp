@@ -203,6 +203,10 @@ void add_sweep(CLI::App& app, SweepOptions& o) {
                   "every call in place, for earlybird and MPI alike (MPI_IN_PLACE): allreduce, reduce (on the root), "
                   "allgather (this rank's block) and reduce_scatter (the result in the first block) take their input "
                   "from the output buffer; a bcast always does");
+  sweep->add_flag("--shared-buffers", o.shared_buffers,
+                  "every rank's input and output from earlybird::allocate_shared, for earlybird and MPI alike (on one "
+                  "node the peer_reads algorithms then load straight from the peers' buffers); earlybird's calls set "
+                  "CollectiveOptions::shared_buffers");
   sweep->add_flag("--futures", o.futures,
                    "submit earlybird's calls as plain futures (without CollectiveOptions::blocking: a call of "
                    "more than 64 KiB goes to the progress thread) before waiting for each");

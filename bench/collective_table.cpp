@@ -68,7 +68,7 @@ const std::array<CollectiveSpec, 5> kSpecs = {{
      }},
 }};
 
-void fill_input(std::vector<float>& v, int rank) {
+void fill_input(FloatBuffer& v, int rank) {
   for (std::size_t i = 0; i < v.size(); ++i)
     v[i] = static_cast<float>((rank * 7 + static_cast<int>(i % 1013) * 3) % 11);
 }
@@ -106,6 +106,8 @@ Buffers make_buffers(const CollectiveSpec& spec, int rank, int ranks, std::size_
   b.count = count;
   b.rank = rank;
   b.form = form;
+  b.input = FloatBuffer(BenchAllocator<float>(form.shared_buffers));
+  b.output = FloatBuffer(BenchAllocator<float>(form.shared_buffers));
   b.input.resize(shape.input);
   // In place, a reduce-scatter's one buffer holds its input.
   b.output.resize(form.in_place ? std::max(shape.input, shape.output) : shape.output);

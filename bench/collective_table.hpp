@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/earlybird.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,32 @@ namespace earlybird::bench {
 struct CallForm {
   int root = 0;  // reduce, bcast
   bool in_place = false;
+  // Input and output from earlybird::allocate_shared, for earlybird and MPI
+  // alike (earlybird/shared_memory.hpp).
+  bool shared_buffers = false;
 };
+
+// Ordinary memory, or earlybird::allocate_shared's where `shared`.
+template <class T>
+struct BenchAllocator {
+  using value_type = T;
+  // A buffer assigned a new one takes its allocator (make_buffers does).
+  using propagate_on_container_copy_assignment = std::true_type;
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_swap = std::true_type;
+  bool shared = false;
+  BenchAllocator() = default;
+  explicit BenchAllocator(bool in_arena) : shared(in_arena) {}
+  template <class U>
+  BenchAllocator(const BenchAllocator<U>& other) noexcept : shared(other.shared) {}
+  T* allocate(std::size_t n) { return shared ? SharedAllocator<T>().allocate(n) : std::allocator<T>().allocate(n); }
+  void deallocate(T* memory, std::size_t n) noexcept {
+    shared ? SharedAllocator<T>().deallocate(memory, n) : std::allocator<T>().deallocate(memory, n);
+  }
+  template <class U>
+  bool operator==(const BenchAllocator<U>& other) const noexcept { return shared == other.shared; }
+};
+using FloatBuffer = std::vector<float, BenchAllocator<float>>;
 
 // One rank's buffers for one collective call of `count` elements per rank
 // (per block for allgather and reduce_scatter).
@@ -31,8 +57,8 @@ struct Buffers {
   std::size_t count = 0;
   int rank = 0;
   CallForm form;                 // the root and whether the call is in place
-  std::vector<float> input;      // what this rank contributes (bcast: the root's message)
-  std::vector<float> output;     // written by the call under test
+  FloatBuffer input;             // what this rank contributes (bcast: the root's message)
+  FloatBuffer output;            // written by the call under test
   std::vector<float> reference;  // the MPI library's result, for checking
 };
 

@@ -31,6 +31,7 @@ struct SweepOptions : JobOptions {
   bool futures = false;                     // calls without CollectiveOptions::blocking
   int root = 0;                             // reduce, bcast
   bool in_place = false;                    // every call in place (CallForm)
+  bool shared_buffers = false;              // buffers from earlybird::allocate_shared (CallForm)
 };
 
 struct OverlapOptions : JobOptions {

@@ -49,7 +49,7 @@ void warm_up(const CollectiveSpec& spec, const std::vector<Contender>& contender
     for (std::size_t i = 0; i < contenders.size(); ++i) {
       if (!outcomes[i].timed()) continue;
       outcomes[i].error = agreed_error(try_call(spec, contenders[i], buffers));
-      if (i == 0) buffers.reference = buffers.output;
+      if (i == 0) buffers.reference.assign(buffers.output.begin(), buffers.output.end());
     }
 }
 

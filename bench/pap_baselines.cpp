@@ -128,7 +128,7 @@ Baselines measure_baselines(Communicator& comm, const Contender& ring, bool ring
   Baselines b;
   if (ring_works) b.balanced_ring_s = balanced_ring_s(ring, data, iterations);
   if (comm.size() < 2) return b;
-  std::vector<float> buffer = data.input;
+  std::vector<float> buffer(data.input.begin(), data.input.end());
   b.partner = transfer_partner(mpi_comm);
   b.mpi_transfer_s = mpi_transfer_s(buffer, iterations, b.partner, mpi_comm);
   b.earlybird_transfer_s = earlybird_transfer_s(comm, buffer, iterations, b.partner);

@@ -201,13 +201,15 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   options.segment_bytes = o.segment_bytes;
   options.fanout = o.fanout;
   options.blocking = !o.futures;  // each call is waited for at once, as MPI's are
+  options.shared_buffers = o.shared_buffers;
   const int rank = comm.rank(), ranks = comm.size();
 
   if (o.root >= ranks) throw std::invalid_argument("--root " + std::to_string(o.root) + " is not a rank of " +
                                                    std::to_string(ranks));
   const std::string root = spec.rooted() ? ", root " + std::to_string(o.root) : "";
   const std::string job =
-      std::string("sweep (") + spec.name + ", " + spec.arguments + root + (o.in_place ? ", in place" : "") + ")";
+      std::string("sweep (") + spec.name + ", " + spec.arguments + root + (o.in_place ? ", in place" : "") +
+      (o.shared_buffers ? ", shared buffers" : "") + ")";
   print_run_header(job.c_str(), o.command_line, MPI_COMM_WORLD);
 
   std::vector<Contender> contenders = {mpi_contender(spec, kMpiDefault, MPI_COMM_WORLD)};
@@ -229,7 +231,7 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
     // 0 bytes: count 0, nothing exchanged (what a call costs beyond its data).
     const std::size_t count = bytes == 0 ? 0 : std::max<std::size_t>(1, bytes / sizeof(float));
     const SizeResult r =
-        measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back, {o.root, o.in_place});
+        measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back, {o.root, o.in_place, o.shared_buffers});
     add_to_totals(totals, contenders, r);
     std::optional<MemoryRates> rates;
     if (with_memory_bound && r.bytes >= kMemoryBoundFrom) rates = measure_memory_rates(MPI_COMM_WORLD, r.bytes, kMemoryRepetitions);

@@ -506,6 +506,39 @@ TEST_CASE("peer_reads' prediction: each rank's reads, folds, system calls and wa
         relative(5e-7 + 2 * (1e-6 + 1e-5) + 2 * (3 * 1024 * 2e-10 + 3e-6), 1e-12));
 }
 
+TEST_CASE("peer_reads' prediction over mapped buffers: folds at gamma_apart, the rest at copy, no system call") {
+  LevelCosts costs = reading_costs();
+  costs.model.copy_per_byte = 0.5e-10;
+  costs.model.gamma_apart = 1.5e-10;
+  // allreduce, P = 4, 16 KiB: 3 slices of 4 KiB folded, 3 more placed; 3 waits.
+  CHECK(predict_peer_reads(Collective::allreduce, 4, 4096, 4, costs, true) ==
+        relative(5e-7 + 3e-6 + 12288 * 1.5e-10 + 12288 * 0.5e-10, 1e-12));
+  // bcast, P = 4, 16 KiB: the root's buffer served 3 times, nothing folded.
+  CHECK(predict_peer_reads(Collective::bcast, 4, 4096, 4, costs, true) == relative(5e-7 + 2e-6 + 49152 * 0.5e-10, 1e-12));
+  // reduce, P = 2, 1 KiB: all folded.
+  CHECK(predict_peer_reads(Collective::reduce, 2, 256, 4, costs, true) == relative(5e-7 + 2e-6 + 1024 * 1.5e-10, 1e-12));
+  // Loads cost less than the system calls for every collective.
+  for (Collective c : kCollectives) {
+    CAPTURE(to_string(c));
+    CHECK(predict_peer_reads(c, 4, 1 << 18, 4, costs, true) < predict_peer_reads(c, 4, 1 << 18, 4, costs));
+  }
+}
+
+TEST_CASE("shared buffers make peer_reads auto's choice where loads win and the system calls lose") {
+  LevelCosts costs = reading_costs();
+  costs.model.beta = 1e-9;  // a transfer through the window costs
+  costs.peer_read = 1e-8;   // system calls far too slow to win
+  for (Collective c : {Collective::allreduce, Collective::reduce_scatter}) {
+    CAPTURE(to_string(c));
+    CHECK(predict_all(c, 4, 1 << 20, 4, true, costs, {.peer_reads = true}).front().algorithm != "peer_reads");
+    CHECK(predict_all(c, 4, 1 << 20, 4, true, costs, {.peer_reads = true, .peers_mapped = true}).front().algorithm ==
+          "peer_reads");
+  }
+  // The hint counts only where the ranks read each other at all.
+  CHECK(predict_all(Collective::allreduce, 4, 1 << 20, 4, true, costs, {.peers_mapped = true}).front().algorithm !=
+        "peer_reads");
+}
+
 TEST_CASE("peer_reads is a candidate only where the ranks read each other and the level has a read cost") {
   const auto has_peer_reads = [](const std::vector<Prediction>& ranked) {
     return std::any_of(ranked.begin(), ranked.end(), [](const Prediction& p) { return p.algorithm == "peer_reads"; });

@@ -305,15 +305,20 @@ PeerReadLoad peer_read_load(Collective collective, int ranks, double m) {
 }  // namespace
 
 double predict_peer_reads(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
-                          const LevelCosts& costs) {
+                          const LevelCosts& costs, bool mapped) {
   if (ranks <= 1) return costs.per_call;
   const std::size_t buffer_bytes = rank_buffer_bytes(collective, ranks, count, elem_bytes);
   const CostModel model = costs.model_for(buffer_bytes, ranks);
   const PeerReadLoad load = peer_read_load(collective, ranks, static_cast<double>(count * elem_bytes));
-  const bool memory_rate = costs.past_caches(buffer_bytes, ranks) && costs.memory.peer_read > 0;
-  const double per_byte = memory_rate ? costs.memory.peer_read : costs.peer_read;
-  const double work =
-      std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
+  double work = 0;
+  if (mapped) {
+    const double copied = std::max(0.0, std::max(load.read, load.served) - load.reduced);
+    work = copied * model.copy_cost() + load.reduced * model.reduce_cost(true);
+  } else {
+    const bool memory_rate = costs.past_caches(buffer_bytes, ranks) && costs.memory.peer_read > 0;
+    const double per_byte = memory_rate ? costs.memory.peer_read : costs.peer_read;
+    work = std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
+  }
   return costs.per_call + load.waits * model.alpha + in_turns(costs, ranks, work, load.waits);
 }
 
@@ -361,7 +366,8 @@ double predict_inline_lines(Collective collective, int ranks, std::size_t count,
 
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,
                      std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths, std::size_t segment_elems) {
-  if (algorithm.executor == Executor::peer_reads) return predict_peer_reads(collective, ranks, count, elem_bytes, costs);
+  if (algorithm.executor == Executor::peer_reads)
+    return predict_peer_reads(collective, ranks, count, elem_bytes, costs, paths.peers_mapped);
   if (algorithm.executor == Executor::inline_lines && paths.inline_lines &&
       fits_inline_lines(collective, ranks, count, elem_bytes))
     return predict_inline_lines(collective, ranks, count, elem_bytes, costs);

@@ -7,4 +7,5 @@
 #include <earlybird/partitioned.hpp>
 #include <earlybird/persistent.hpp>
 #include <earlybird/runtime.hpp>
+#include <earlybird/shared_memory.hpp>
 #include <earlybird/types.hpp>

@@ -114,6 +114,12 @@ struct CollectiveOptions {
   // goes to the progress thread, so that the caller may compute meanwhile.
   // A partitioned allreduce ignores it (each ready() returns at once).
   bool blocking = false;
+  // Every rank's buffers for this call come from earlybird::allocate_shared
+  // (earlybird/shared_memory.hpp): on one node, peers then load from them
+  // directly, and `auto` prices the peer_reads algorithms accordingly. Set it
+  // alike on every rank (the choice must agree); a buffer not in the arena
+  // still works, at the system call's cost.
+  bool shared_buffers = false;
 };
 
 // Which ranks a collective was waiting for (Communicator::straggler_report).

@@ -30,10 +30,10 @@ config::Choice choose_algorithm(const CollectiveCall& call, int ranks, bool dire
   std::optional<config::Choice> chosen;
   if (arrival_chosen)
     chosen = config::arrival_stand_in(*entry, call.collective, bytes, ranks, commutative, direct, node_ranks,
-                                      &explanation, shared_cores, reads_peers);
+                                      &explanation, shared_cores, reads_peers, call.options.shared_buffers);
   else
     chosen = config::default_algorithm(call.collective, bytes, ranks, commutative, direct, node_ranks, &explanation,
-                                       shared_cores, reads_peers);
+                                       shared_cores, reads_peers, call.options.shared_buffers);
   if (!chosen) return {named, call.options.segment_bytes};  // auto_pap where the arrival board may pay
   if (log && !explanation.empty()) std::fputs(explanation.c_str(), stderr);
   if (call.options.segment_bytes) chosen->segment_bytes = call.options.segment_bytes;
@@ -93,7 +93,8 @@ bool same_shape(const CollectiveCall& a, const CollectiveCall& b) {
   const CollectiveOptions& y = b.options;
   return a.collective == b.collective && a.count == b.count && a.type == b.type && a.root == b.root && same_op &&
          x.algorithm == y.algorithm && x.segment_bytes == y.segment_bytes && x.fanout == y.fanout &&
-         x.timeout == y.timeout && x.straggler_after == y.straggler_after && x.blocking == y.blocking;
+         x.timeout == y.timeout && x.straggler_after == y.straggler_after && x.blocking == y.blocking &&
+         x.shared_buffers == y.shared_buffers;
 }
 
 std::uint64_t signature_of(const CollectiveCall& call, const std::string& algorithm) {

@@ -58,7 +58,8 @@ struct CollectiveCall {
 // options.segment_bytes where given, else the model's where it chose the
 // algorithm, else 0 (the algorithm's default). `log`: print the model's
 // choice and runners-up on stderr the first time it decides one.
-// `shared_cores`, `reads_peers`: config::default_algorithm's.
+// `shared_cores`, `reads_peers`: config::default_algorithm's (its `peers_mapped`:
+// call.options.shared_buffers).
 // auto_pap runs auto's choice instead where the model says the arrival
 // board cannot pay for itself (config::arrival_stand_in).
 // Throws earlybird::Error when EARLYBIRD_PROFILE is malformed.

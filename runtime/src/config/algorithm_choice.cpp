@@ -33,6 +33,7 @@ struct ChoiceKey {
   int node_ranks;       // of the model's ranks: 0, or a divisor below them
   int shared_cores;     // 0, or the cores an oversubscribed node's ranks share
   bool reads_peers;     // the peer_reads entries are candidates
+  bool peers_mapped;    // ... loading from the peers' shared arenas (DirectPaths::peers_mapped)
   bool fits_inline;     // the inline_flags entries are candidates: `bytes` is then at most what fits
   auto operator<=>(const ChoiceKey&) const = default;
 };
@@ -103,7 +104,8 @@ const std::vector<coll::Prediction>& ranking(const ChoiceKey& key, std::string* 
   }
   const std::size_t elem_bytes = model_elem_bytes(key.bytes);
   auto ranked = coll::predict_all(key.collective, key.ranks, key.bytes / elem_bytes, elem_bytes, key.commutative,
-                                  costs_for(key, profile), {key.fits_inline, key.reads_peers});
+                                  costs_for(key, profile),
+                                  {key.fits_inline, key.reads_peers, key.peers_mapped});
   classes_ranked.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(mutex);
   return explained(cache.try_emplace(key, Ranked{std::move(ranked)}).first->second);
@@ -168,7 +170,7 @@ namespace {
 
 // The class a call of these arguments belongs to (default_algorithm).
 ChoiceKey key_for(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct, int node_ranks,
-                  int shared_cores, bool reads_peers) {
+                  int shared_cores, bool reads_peers, bool peers_mapped = false) {
   const int model_ranks = std::min(ranks, kModelRanks);
   const bool nodes_fit = node_ranks > 0 && node_ranks < model_ranks && model_ranks % node_ranks == 0;
   // The model's ranks stand for the communicator's: they share the cores
@@ -180,7 +182,8 @@ ChoiceKey key_for(Collective collective, std::size_t bytes, int ranks, bool comm
   const std::size_t class_bytes =
       fits_inline ? std::min(std::bit_ceil(bytes), coll::inline_limit(collective, model_ranks)) : std::bit_ceil(bytes);
   return ChoiceKey{collective,  model_ranks, class_bytes, commutative, direct, nodes_fit ? node_ranks : 0,
-                   direct ? model_cores : 0, direct && reads_peers, fits_inline};
+                   direct ? model_cores : 0, direct && reads_peers, direct && reads_peers && peers_mapped,
+                   fits_inline};
 }
 
 Choice choice_of(const coll::Prediction& prediction) {
@@ -190,19 +193,23 @@ Choice choice_of(const coll::Prediction& prediction) {
 }  // namespace
 
 Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
-                         int node_ranks, std::string* explanation, int shared_cores, bool reads_peers) {
+                         int node_ranks, std::string* explanation, int shared_cores, bool reads_peers,
+                         bool peers_mapped) {
   if (ranks <= 1 || bytes == 0) return {first_suitable(collective, commutative)};
-  const auto& ranked =
-      ranking(key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers), explanation);
+  const auto& ranked = ranking(
+      key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers, peers_mapped),
+      explanation);
   if (ranked.empty()) return {};
   return choice_of(ranked.front());
 }
 
 std::optional<Choice> arrival_stand_in(const coll::Algorithm& arrival_chosen, Collective collective, std::size_t bytes,
                                        int ranks, bool commutative, bool direct, int node_ranks,
-                                       std::string* explanation, int shared_cores, bool reads_peers) {
+                                       std::string* explanation, int shared_cores, bool reads_peers,
+                                       bool peers_mapped) {
   if (ranks <= 1 || bytes == 0) return std::nullopt;
-  const ChoiceKey key = key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers);
+  const ChoiceKey key =
+      key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers, peers_mapped);
   const double board_s = coll::board_cost(arrival_chosen, costs_for(key, machine_profile()));
   const auto& ranked = ranking(key, nullptr);
   if (ranked.empty() || board_s <= 0 || ranked.front().seconds > board_s) return std::nullopt;

@@ -47,7 +47,9 @@ bool use_probed_profile(const coll::MachineProfile& probed);
 // this class is decided in the process (else it is left empty).
 // `reads_peers`: every rank reads the others' memory (Transport::
 // reads_peer_memory): the peer_reads entries are then candidates where the
-// profile's level has a peer-read cost (coll::predict_peer_reads). On a
+// profile's level has a peer-read cost (coll::predict_peer_reads);
+// `peers_mapped`, with it: the call's buffers are in the peers' shared
+// arenas (CollectiveOptions::shared_buffers), priced as loads. On a
 // direct communicator a call publishing at most coll::kInlineLinesBytes is
 // a class of its own (up to the most that fits), where the inline_flags
 // entries are candidates on the lines (coll::predict_inline_lines) if the
@@ -61,7 +63,7 @@ struct Choice {
 };
 Choice default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
                          bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
-                         int shared_cores = 0, bool reads_peers = false);
+                         int shared_cores = 0, bool reads_peers = false, bool peers_mapped = false);
 
 // What `arrival_chosen` (auto_pap, an entry of `collective`'s catalogue)
 // runs where no arrival order can pay for deciding one: the
@@ -78,7 +80,7 @@ Choice default_algorithm(coll::Collective collective, std::size_t bytes, int ran
 std::optional<Choice> arrival_stand_in(const coll::Algorithm& arrival_chosen, coll::Collective collective,
                                        std::size_t bytes, int ranks, bool commutative, bool direct = false,
                                        int node_ranks = 0, std::string* explanation = nullptr, int shared_cores = 0,
-                                       bool reads_peers = false);
+                                       bool reads_peers = false, bool peers_mapped = false);
 
 // The model's fastest allreduce for the call (commutative operator) among
 // the entries that run a plan's steps without an arrival order: what

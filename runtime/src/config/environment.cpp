@@ -72,6 +72,16 @@ CommOptions comm_options_from_environment() {
   return o;
 }
 
+std::size_t shared_arena_bytes_from_environment() {
+  constexpr std::size_t kGiB = std::size_t{1} << 30;
+  constexpr std::size_t kMostGiB = std::size_t{1} << 16;  // 64 TiB: half of x86-64's user address space
+  const std::size_t gib = integer_or("EARLYBIRD_SHARED_ARENA_GIB", 64, 0);
+  if (gib > kMostGiB)
+    throw Error("earlybird: EARLYBIRD_SHARED_ARENA_GIB=" + std::to_string(gib) + " is over " +
+                std::to_string(kMostGiB));
+  return gib * kGiB;
+}
+
 bool binding_requested(bool requested) {
   const char* value = env("EARLYBIRD_BIND");
   if (!value || !*value) return requested;

@@ -41,6 +41,9 @@ CommOptions comm_options_from_environment();
 bool binding_requested(bool requested);
 // EARLYBIRD_PROBE=0 turns the start-up probe off (earlybird/machine_probe.hpp).
 bool probe_allowed_by_environment();
+// EARLYBIRD_SHARED_ARENA_GIB: the address space earlybird::allocate_shared
+// reserves (rma/shared_arena.hpp), in bytes; default 64 GiB, 0: no arena.
+std::size_t shared_arena_bytes_from_environment();
 
 // Fault injection, for tests: EARLYBIRD_INJECT_STALL_US=N makes every
 // progress thread sleep N µs once per ProgressEngine::kTurnsPerStall loop

@@ -128,6 +128,7 @@ void PeerReads::start(std::uint64_t sequence) {
   value_ = flag_value(sequence, signature_);
   lane_offset_ = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kInlineLanes));
   as_ready_ = folds() && reads(rank_) && buffers_.op.commutative();
+  folded_any_ = false;
   where_.assign(static_cast<std::size_t>(size_), {});
   done_.assign(static_cast<std::size_t>(size_), 0);
   stage_ = Stage::guarding;
@@ -172,16 +173,18 @@ bool PeerReads::guard() {
              reinterpret_cast<std::uintptr_t>(buffers_.output));
   published_ = true;
   std::atomic_thread_fence(std::memory_order_seq_cst);  // withdraw() and took_part()
-  const bool places_own = call_.collective == Collective::allgather ||
-                          (call_.collective == Collective::bcast && rank_ == call_.root) || as_ready_;
-  if (places_own && buffers_.input && buffers_.output) {
-    const Piece own = piece_of(rank_);
-    std::byte* to = buffers_.output + own.to * elem_;
-    const std::byte* from = buffers_.input + own.first * elem_;
-    if (to != from) std::memcpy(to, from, own.count * elem_);
-  }
+  if (call_.collective == Collective::allgather || (call_.collective == Collective::bcast && rank_ == call_.root))
+    place_own();
   stage_ = Stage::reading;
   return true;
+}
+
+void PeerReads::place_own() {
+  if (!buffers_.input || !buffers_.output) return;
+  const Piece own = piece_of(rank_);
+  std::byte* to = buffers_.output + own.to * elem_;
+  const std::byte* from = buffers_.input + own.first * elem_;
+  if (to != from) std::memcpy(to, from, own.count * elem_);
 }
 
 bool PeerReads::reads_anything() const {
@@ -228,6 +231,7 @@ bool PeerReads::read_stage() {
       progressed);
   if (!all) return progressed;
   if (folds() && reads(rank_) && !as_ready_) fold_all();
+  if (as_ready_ && !folded_any_) place_own();
   std::fill(done_.begin(), done_.end(), 0);
   if (call_.collective == Collective::allreduce) {
     write_line(kReduced);
@@ -303,10 +307,26 @@ bool PeerReads::took_part(int rank) const {
   return is_read_by(rank) && sequence_in(load_acquire(line(rank, kWhere))) >= sequence_;
 }
 
+const std::byte* PeerReads::mapped(int rank, const Piece& piece) const {
+  const Where& where = where_[static_cast<std::size_t>(rank)];
+  const std::uintptr_t from = (piece.from_output ? where.output : where.input) + piece.first * elem_;
+  return transport_->mapped_peer_memory(rank, from, piece.count * elem_);
+}
+
 // A withdrawal after the owner's watchdog gave up on this rank shows in
 // its line 0 once the copy is done (the copy may then hold anything).
+void PeerReads::check_not_withdrawn(int rank) {
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (load_acquire(line(rank, kWhere)) != value_)
+    throw Error("rank " + std::to_string(rank) + " withdrew its buffers while this rank read them");
+}
+
 void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
   if (piece.count == 0) return;
+  if (const std::byte* from = mapped(rank, piece)) {
+    std::memcpy(to, from, piece.count * elem_);
+    return check_not_withdrawn(rank);
+  }
   const Where& where = where_[static_cast<std::size_t>(rank)];
   const std::uintptr_t from = (piece.from_output ? where.output : where.input) + piece.first * elem_;
   try {
@@ -314,9 +334,7 @@ void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
   } catch (const std::exception& e) {
     throw Error("reading rank " + std::to_string(rank) + "'s buffer: " + e.what());
   }
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (load_acquire(line(rank, kWhere)) != value_)
-    throw Error("rank " + std::to_string(rank) + " withdrew its buffers while this rank read them");
+  check_not_withdrawn(rank);
 }
 
 void PeerReads::place(int rank, const Piece& piece) { read(rank, piece, buffers_.output + piece.to * elem_); }
@@ -325,15 +343,23 @@ void PeerReads::place(int rank, const Piece& piece) { read(rank, piece, buffers_
 // buffer, then reduced into the output while both are in cache.
 std::size_t PeerReads::chunk_elems() const { return std::max<std::size_t>(1, coll::kPeerReadChunkBytes / elem_); }
 
-// output[piece] = output[piece] op rank's piece, a chunk at a time.
+// output[piece] = (output or, first, this rank's own piece) op rank's piece:
+// straight from a mapped peer, else a chunk read at a time.
 void PeerReads::fold_in(int rank, const Piece& piece) {
+  std::byte* out = buffers_.output + piece.to * elem_;
+  const std::byte* base = folded_any_ ? out : buffers_.input + piece_of(rank_).first * elem_;
+  folded_any_ = true;
+  if (piece.count == 0) return;
+  if (const std::byte* from = mapped(rank, piece)) {
+    buffers_.op.apply(buffers_.type, out, base, from, piece.count);
+    return check_not_withdrawn(rank);
+  }
   const std::size_t chunk = chunk_elems();
   chunk_.resize(chunk * elem_);
-  std::byte* out = buffers_.output + piece.to * elem_;
   for (std::size_t offset = 0; offset < piece.count; offset += chunk) {
     const std::size_t n = std::min(chunk, piece.count - offset);
     read(rank, {false, piece.first + offset, n, 0}, chunk_.data());
-    buffers_.op.apply(buffers_.type, out + offset * elem_, out + offset * elem_, chunk_.data(), n);
+    buffers_.op.apply(buffers_.type, out + offset * elem_, base + offset * elem_, chunk_.data(), n);
   }
 }
 
@@ -360,14 +386,19 @@ void PeerReads::fold_all() {
       std::byte* into = k == 0 ? dst : chunk_.data();
       const std::byte* src = mine;
       if (k != rank_) {
-        read(k, {false, piece.first + offset, n, 0}, into);
-        src = into;
+        const Piece part{false, piece.first + offset, n, 0};
+        src = mapped(k, part);
+        if (!src) {
+          read(k, part, into);
+          src = into;
+        }
       }
       if (k == 0) {
         if (src != dst) std::memcpy(dst, src, bytes);
       } else {
         buffers_.op.apply(buffers_.type, dst, dst, src, n);
       }
+      if (k != rank_ && src != into) check_not_withdrawn(k);  // loaded from its mapping
     }
   }
 }

@@ -144,6 +144,12 @@ class PeerReads final : public CollectiveTask {
   bool withdraw();
   // Rank k's readiness for withdraw(): may hold a view of this rank's line 0.
   bool took_part(int rank) const;
+  // Where `piece` of `rank` can be loaded from directly (the peer's shared
+  // arena: Transport::mapped_peer_memory); nullptr when it must be read.
+  const std::byte* mapped(int rank, const Piece& piece) const;
+  // Throws when `rank` withdrew its buffers: checked after every copy or
+  // load out of them.
+  void check_not_withdrawn(int rank);
   // Reads `piece` of `rank` to `to` (its `to` field ignored), or into this
   // rank's output where the piece says (place).
   void read(int rank, const Piece& piece, std::byte* to);
@@ -151,8 +157,10 @@ class PeerReads final : public CollectiveTask {
   // output[to, to + count) = x_0 op x_1 op ... op x_{P-1}, each rank's
   // piece_of(), in chunks, in rank order.
   void fold_all();
-  // A commutative fold, one rank as it comes: output op= its piece.
+  // A commutative fold, one rank as it comes: output op= its piece; the
+  // first one folded starts from this rank's own piece (no copy of it first).
   void fold_in(int rank, const Piece& piece);
+  void place_own();  // this rank's own piece into its output, unless there already
   std::size_t chunk_elems() const;
   void local_copy();  // sequence 0: nothing to exchange
   void watch();
@@ -177,6 +185,7 @@ class PeerReads final : public CollectiveTask {
   Stage stage_ = Stage::guarding;
   bool published_ = false;       // line 0 went out: peers may read this rank's buffers
   bool as_ready_ = false;        // a commutative fold, rank by rank as each publishes
+  bool folded_any_ = false;      // as_ready_: a peer's piece is in the output
   std::vector<Where> where_;     // per rank, once its line 0 was seen
   std::vector<char> done_;       // per rank: taken in the current stage (take_ready)
   std::vector<std::byte> chunk_, own_chunk_;  // fold buffers

@@ -49,6 +49,10 @@ class InProcTransport final : public Transport {
   // One process: a peer's buffer is read with memcpy.
   bool reads_peer_memory() const override { return !by_messages_; }
   void read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes) override;
+  // Simulated ranks are threads of one process: every address is theirs.
+  const std::byte* mapped_peer_memory(int, std::uintptr_t address, std::size_t) override {
+    return reads_peer_memory() ? reinterpret_cast<const std::byte*>(address) : nullptr;
+  }
   std::size_t window_bytes() const override { return fabric_->window_bytes(); }
   // Data: memcpy between the simulated windows (bounds-checked).
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;

@@ -46,6 +46,9 @@ class MpiTransport final : public Transport {
   std::byte* direct_window(int rank) override { return direct() ? peers_[static_cast<std::size_t>(rank)] : nullptr; }
   bool reads_peer_memory() const override { return peer_memory_ && peer_memory_->usable(); }
   void read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes) override;
+  const std::byte* mapped_peer_memory(int rank, std::uintptr_t address, std::size_t bytes) override {
+    return reads_peer_memory() ? peer_memory_->mapped(rank, address, bytes) : nullptr;
+  }
   std::size_t window_bytes() const override { return bytes_; }
   void put(int target, std::size_t offset, const void* src, std::size_t bytes) override;
   void get(int target, std::size_t offset, void* dst, std::size_t bytes) override;

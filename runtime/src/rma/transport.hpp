@@ -63,6 +63,12 @@ class Transport {
   // Copies `bytes` at `address` in `rank`'s process into `to`. Throws Error
   // with the kernel's reason when it refuses (a freed buffer, a bad address).
   virtual void read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes);
+  // Where this process can load `bytes` at `address` in `rank`'s process
+  // from directly (a peer's shared arena, earlybird/shared_memory.hpp, or a
+  // simulated rank's memory); nullptr where only read_peer_memory reaches it.
+  virtual const std::byte* mapped_peer_memory(int /*rank*/, std::uintptr_t /*address*/, std::size_t /*bytes*/) {
+    return nullptr;
+  }
 
   // Copies `bytes` from local memory into target's window at `offset`; the data
   // is complete at the target when the call returns.

@@ -141,8 +141,13 @@ double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::si
 // P - 1 times): a rank's bytes count as the larger of what it reads and what
 // is read from it. Ranks sharing cores (costs.shares_cores) take turns: the
 // work grows by P / model.cores and each wait costs a wake.
+// `mapped`: the peers' buffers are in their shared arenas (earlybird/
+// shared_memory.hpp), so reads are loads, not system calls: the bytes
+// folded cost a reduction into a third buffer (gamma_apart: the fold reads
+// the peer's bytes itself), the rest a copy (the model's copy rate), and no
+// read_call.
 double predict_peer_reads(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
-                          const LevelCosts& costs);
+                          const LevelCosts& costs, bool mapped = false);
 
 // The time of an inline_flags call on the flag lines (runtime/src/exec/
 // inline_collective.hpp), which has no schedule: inline_call (the caller
@@ -159,10 +164,13 @@ double predict_inline_lines(Collective collective, int ranks, std::size_t count,
 // steps: `inline_lines`, every rank's window loads and stores directly and
 // the call fits the lines (the inline_flags entries run there);
 // `peer_reads`, every rank reads its peers' memory (Transport::
-// reads_peer_memory).
+// reads_peer_memory); `peers_mapped`, the call's buffers are in the peers'
+// shared arenas besides (CollectiveOptions::shared_buffers; predict_peer_reads'
+// `mapped`).
 struct DirectPaths {
   bool inline_lines = false;
   bool peer_reads = false;
+  bool peers_mapped = false;
 };
 
 // The model's time for `algorithm`, an entry of `collective`'s catalogue:
