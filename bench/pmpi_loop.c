@@ -2,7 +2,7 @@
  * loop, to compare Open MPI with the PMPI library preloaded (docs/benchmarks.md,
  * "Blocking calls run on the caller at any size"). Links MPI only.
  *
- *   mpirun -np P eb-pmpi-loop allreduce|reduce|bcast|allgather BYTES ITERATIONS
+ *   mpirun -np P eb-pmpi-loop allreduce|reduce|bcast|allgather BYTES ITERATIONS [alloc_mem]
  *   mpirun -np P -x LD_PRELOAD=build/runtime/libearlybird_mpi.so \
  *          -x EARLYBIRD_MIN_BYTES=0 eb-pmpi-loop ...
  *
@@ -11,7 +11,9 @@
  * calls, the best round's time per call, the slowest rank's. After the last
  * round every rank checks its output exactly (small integers: any summation
  * order gives the same bits). Prints one line on rank 0; exit status 2 when
- * any rank's result is wrong. */
+ * any rank's result is wrong. With `alloc_mem` the buffers come from
+ * MPI_Alloc_mem (with the library and EARLYBIRD_SHARED_BUFFERS=1: memory the
+ * node's peers map). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,17 +57,26 @@ int main(int argc, char** argv) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  if (argc != 4 || (strcmp(argv[1], "allreduce") && strcmp(argv[1], "reduce") && strcmp(argv[1], "bcast") &&
+  const int alloc_mem = argc == 5 && !strcmp(argv[4], "alloc_mem");
+  if ((argc != 4 && !alloc_mem) || (strcmp(argv[1], "allreduce") && strcmp(argv[1], "reduce") && strcmp(argv[1], "bcast") &&
                     strcmp(argv[1], "allgather"))) {
-    if (rank == 0) fprintf(stderr, "usage: eb-pmpi-loop allreduce|reduce|bcast|allgather BYTES ITERATIONS\n");
+    if (rank == 0) fprintf(stderr, "usage: eb-pmpi-loop allreduce|reduce|bcast|allgather BYTES ITERATIONS [alloc_mem]\n");
     MPI_Finalize();
     return 1;
   }
   const char* what = argv[1];
   const int n = atol(argv[2]) / 4 > 0 ? (int)(atol(argv[2]) / 4) : 1;
   const long iterations = atol(argv[3]) > 0 ? atol(argv[3]) : 1;
-  float* in = malloc(sizeof(float) * (size_t)n);
-  float* out = malloc(sizeof(float) * (size_t)n * (size_t)ranks);
+  float* in = NULL;
+  float* out = NULL;
+  const size_t in_bytes = sizeof(float) * (size_t)n, out_bytes = in_bytes * (size_t)ranks;
+  if (alloc_mem) {
+    MPI_Alloc_mem((MPI_Aint)in_bytes, MPI_INFO_NULL, &in);
+    MPI_Alloc_mem((MPI_Aint)out_bytes, MPI_INFO_NULL, &out);
+  } else {
+    in = malloc(in_bytes);
+    out = malloc(out_bytes);
+  }
   for (long i = 0; i < n; ++i) in[i] = input_value(rank, i);
 
   double best = 1e30;
@@ -80,10 +91,15 @@ int main(int argc, char** argv) {
   long wrong = count_wrong(what, in, out, n, rank, ranks), wrong_total = 0;
   MPI_Allreduce(&wrong, &wrong_total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("%s %ld B, P = %d: %.2f us per call (best of %d rounds of %ld), %ld wrong\n", what, (long)n * 4, ranks,
-           best * 1e6, kRounds, iterations, wrong_total);
-  free(in);
-  free(out);
+    printf("%s %ld B, P = %d%s: %.2f us per call (best of %d rounds of %ld), %ld wrong\n", what, (long)n * 4, ranks,
+           alloc_mem ? ", MPI_Alloc_mem buffers" : "", best * 1e6, kRounds, iterations, wrong_total);
+  if (alloc_mem) {
+    MPI_Free_mem(in);
+    MPI_Free_mem(out);
+  } else {
+    free(in);
+    free(out);
+  }
   MPI_Finalize();
   return wrong_total ? 2 : 0;
 }

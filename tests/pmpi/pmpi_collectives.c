@@ -4,8 +4,26 @@
  * operator, derived datatypes, an inter-communicator). Each result is checked
  * against an exact oracle; rank 0 prints a digest of every rank's result of
  * every case, so runs with and without the library can be compared.
- * Usage: pmpi_collectives [quick]   (quick: a few calls, for the env tests) */
+ * Usage: pmpi_collectives [quick|alloc_mem]   (quick: a few calls, for the env
+ * tests; alloc_mem: every case's buffers from MPI_Alloc_mem) */
 #include "pmpi_check.h"
+
+static int use_alloc_mem = 0; /* main's alloc_mem argument */
+
+/* A case's buffer: malloc's, or MPI_Alloc_mem's. */
+static void* buffer_alloc(size_t bytes) {
+  if (!use_alloc_mem) return malloc(bytes);
+  void* p = NULL;
+  if (MPI_Alloc_mem((MPI_Aint)(bytes ? bytes : 1), MPI_INFO_NULL, &p) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 4);
+  return p;
+}
+
+static void buffer_free(void* p) {
+  if (use_alloc_mem)
+    MPI_Free_mem(p);
+  else
+    free(p);
+}
 
 static const TypeInfo kInt = {MPI_INT, "int", sizeof(int), 0};
 static const TypeInfo kDouble = {MPI_DOUBLE, "double", sizeof(double), 1};
@@ -50,35 +68,35 @@ static void check_reduced(const char* name, const TypeInfo* t, MPI_Op op, int ra
 static void allreduce_case(const Comm* c, const TypeInfo* t, const OpInfo* o, size_t n, int in_place) {
   char name[96];
   snprintf(name, sizeof name, "allreduce %s %s %s n=%zu inplace=%d", c->name, t->name, o->name, n, in_place);
-  void* in = malloc(n * t->size);
-  void* out = malloc(n * t->size);
+  void* in = buffer_alloc(n * t->size);
+  void* out = buffer_alloc(n * t->size);
   fill_input(t, o->op, c->rank, in_place ? out : in, n);
   MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, (int)n, t->type, o->op, c->comm);
   check_reduced(name, t, o->op, c->size, out, n, 0);
   record(name, out, n * t->size);
-  free(in);
-  free(out);
+  buffer_free(in);
+  buffer_free(out);
 }
 
 static void reduce_case(const Comm* c, const TypeInfo* t, const OpInfo* o, size_t n, int root, int in_place) {
   char name[96];
   snprintf(name, sizeof name, "reduce %s %s %s n=%zu root=%d inplace=%d", c->name, t->name, o->name, n, root, in_place);
   const int at_root = c->rank == root;
-  void* in = malloc(n * t->size);
+  void* in = buffer_alloc(n * t->size);
   void* out = calloc(n, t->size);
   const int use_in_place = in_place && at_root;
   fill_input(t, o->op, c->rank, use_in_place ? out : in, n);
   MPI_Reduce(use_in_place ? MPI_IN_PLACE : in, at_root ? out : NULL, (int)n, t->type, o->op, root, c->comm);
   if (at_root) check_reduced(name, t, o->op, c->size, out, n, 0);
   record(name, at_root ? out : in, n * t->size);
-  free(in);
-  free(out);
+  buffer_free(in);
+  buffer_free(out);
 }
 
 static void bcast_case(const Comm* c, const TypeInfo* t, size_t n, int root) {
   char name[96];
   snprintf(name, sizeof name, "bcast %s %s n=%zu root=%d", c->name, t->name, n, root);
-  void* buf = malloc(n * t->size);
+  void* buf = buffer_alloc(n * t->size);
   fill_input(t, MPI_SUM, c->rank == root ? 100 + root : c->rank, buf, n);
   MPI_Bcast(buf, (int)n, t->type, root, c->comm);
   for (size_t i = 0; i < n; ++i) {
@@ -89,15 +107,15 @@ static void bcast_case(const Comm* c, const TypeInfo* t, size_t n, int root) {
     }
   }
   record(name, buf, n * t->size);
-  free(buf);
+  buffer_free(buf);
 }
 
 static void allgather_case(const Comm* c, const TypeInfo* t, size_t n, int in_place) {
   char name[96];
   snprintf(name, sizeof name, "allgather %s %s n=%zu inplace=%d", c->name, t->name, n, in_place);
   const size_t total = n * (size_t)c->size;
-  void* in = malloc(n * t->size);
-  char* out = malloc(total * t->size);
+  void* in = buffer_alloc(n * t->size);
+  char* out = buffer_alloc(total * t->size);
   fill_input(t, MPI_SUM, c->rank, in_place ? out + (size_t)c->rank * n * t->size : in, n);
   MPI_Allgather(in_place ? MPI_IN_PLACE : in, (int)n, t->type, out, (int)n, t->type, c->comm);
   for (size_t i = 0; i < total; ++i) {
@@ -108,8 +126,8 @@ static void allgather_case(const Comm* c, const TypeInfo* t, size_t n, int in_pl
     }
   }
   record(name, out, total * t->size);
-  free(in);
-  free(out);
+  buffer_free(in);
+  buffer_free(out);
 }
 
 /* Rank r's input is element j of block b = input_value(op, r, b * n + j). */
@@ -117,14 +135,14 @@ static void reduce_scatter_case(const Comm* c, const TypeInfo* t, const OpInfo* 
   char name[96];
   snprintf(name, sizeof name, "reduce_scatter_block %s %s %s n=%zu inplace=%d", c->name, t->name, o->name, n, in_place);
   const size_t total = n * (size_t)c->size;
-  void* in = malloc(total * t->size);
-  void* out = malloc((in_place ? total : n) * t->size);
+  void* in = buffer_alloc(total * t->size);
+  void* out = buffer_alloc((in_place ? total : n) * t->size);
   fill_input(t, o->op, c->rank, in_place ? out : in, total);
   MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, (int)n, t->type, o->op, c->comm);
   check_reduced(name, t, o->op, c->size, out, n, (size_t)c->rank * n);
   record(name, out, n * t->size);
-  free(in);
-  free(out);
+  buffer_free(in);
+  buffer_free(out);
 }
 
 static void reductions(const Comm* c) {
@@ -208,8 +226,8 @@ static void iallreduce_cases(const Comm* c) {
     void* bufs[kRequests][2];
     MPI_Request requests[kRequests];
     for (int k = 0; k < kRequests; ++k) {
-      bufs[k][0] = malloc(n * types[k]->size);
-      bufs[k][1] = malloc(n * types[k]->size);
+      bufs[k][0] = buffer_alloc(n * types[k]->size);
+      bufs[k][1] = buffer_alloc(n * types[k]->size);
       const int in_place = k == 2;
       fill_input(types[k], MPI_SUM, c->rank, in_place ? bufs[k][1] : bufs[k][0], n);
       MPI_Iallreduce(in_place ? MPI_IN_PLACE : bufs[k][0], bufs[k][1], (int)n, types[k]->type, MPI_SUM, c->comm,
@@ -222,8 +240,8 @@ static void iallreduce_cases(const Comm* c) {
                kCompletionNames[how]);
       check_reduced(name, types[k], MPI_SUM, c->size, bufs[k][1], n, 0);
       record(name, bufs[k][1], n * types[k]->size);
-      free(bufs[k][0]);
-      free(bufs[k][1]);
+      buffer_free(bufs[k][0]);
+      buffer_free(bufs[k][1]);
     }
   }
 }
@@ -316,6 +334,7 @@ int main(int argc, char** argv) {
   start_watchdog(170);
   MPI_Init(&argc, &argv);
   const int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+  use_alloc_mem = argc > 1 && strcmp(argv[1], "alloc_mem") == 0;
   const Comm world = describe(MPI_COMM_WORLD, "world");
   if (quick) {
     allreduce_case(&world, &kInt, &kAllOps[0], 1000, 0);

@@ -7,6 +7,8 @@
 #                                             every intercepted call (and what passed through)
 #   pmpi_driver.sh errors  PROGRAM LIBRARY P  error handlers, thread level
 #   pmpi_driver.sh env     PROGRAM LIBRARY P  the environment picks algorithms
+#   pmpi_driver.sh shared  PROGRAM LIBRARY P  EARLYBIRD_SHARED_BUFFERS=1 with buffers from
+#                                             MPI_Alloc_mem: same digests, every collective on peer_reads
 #   pmpi_driver.sh fuzz    PROGRAM LIBRARY P  hostile calls: same outcomes (EB_FUZZ_CASES, default 300)
 #   pmpi_driver.sh fuzz-mismatch PROGRAM LIBRARY P  calls that differ on one rank, with the
 #                                             library only: every rank reports (EB_FUZZ_CASES, default 40)
@@ -149,11 +151,30 @@ fuzz_mismatch() {
     "$(grep -c ' ok ' "$work/earlybird.out") completions, $(grep -c ' error ' "$work/earlybird.out") errors"
 }
 
+# EARLYBIRD_SHARED_BUFFERS=1: MPI_Alloc_mem's memory is earlybird's arena,
+# which node peers load from; every collective named peer_reads, so each
+# reads its peers' MPI_Alloc_mem buffers.
+shared_buffers() {
+  run plain -- alloc_mem || fail "the program failed without the library"
+  local algorithms=() collective
+  for collective in ALLREDUCE REDUCE BCAST ALLGATHER REDUCE_SCATTER; do algorithms+=("EARLYBIRD_$collective=peer_reads"); done
+  run earlybird "${preload[@]}" EARLYBIRD_VERBOSE=1 EARLYBIRD_SHARED_BUFFERS=1 "${algorithms[@]}" -- alloc_mem ||
+    fail "the program failed with the library"
+  diff -u "$work/plain.out" "$work/earlybird.out" >&2 || fail "results differ with the library"
+  if [ "$ranks" -ge 2 ]; then
+    for call in MPI_Allreduce MPI_Reduce MPI_Bcast MPI_Allgather MPI_Reduce_scatter_block; do
+      logged earlybird "$call P=$ranks .*: earlybird peer_reads$" || fail "$call never ran peer_reads"
+    done
+  fi
+  echo "shared P=$ranks: $(wc -l <"$work/plain.out") digests identical, buffers from MPI_Alloc_mem"
+}
+
 case "$mode" in
   compare) compare ;;
+  shared) shared_buffers ;;
   errors) errors ;;
   env) env_variables ;;
   fuzz) fuzz ;;
   fuzz-mismatch) fuzz_mismatch ;;
-  *) echo "usage: $0 compare|errors|env|fuzz|fuzz-mismatch PROGRAM LIBRARY P" >&2; exit 2 ;;
+  *) echo "usage: $0 compare|errors|env|shared|fuzz|fuzz-mismatch PROGRAM LIBRARY P" >&2; exit 2 ;;
 esac

@@ -119,6 +119,7 @@ PmpiConfig pmpi_config_from_environment() {
   config.min_bytes = integer_or("EARLYBIRD_MIN_BYTES", kDefaultMinBytes, 0);
   config.segment_bytes = integer_or("EARLYBIRD_SEGMENT_BYTES", 0, 0);
   config.scratch_bytes = comm_options_from_environment().scratch_bytes;
+  config.shared_buffers = set_to_one("EARLYBIRD_SHARED_BUFFERS");
   for (auto collective : coll::kCollectives)
     config.algorithm[static_cast<std::size_t>(collective)] = algorithm_from(collective);
   return config;

@@ -71,6 +71,11 @@ struct PmpiConfig {
   std::size_t min_bytes = kDefaultMinBytes;  // EARLYBIRD_MIN_BYTES
   std::size_t segment_bytes = 0;            // EARLYBIRD_SEGMENT_BYTES; 0: each algorithm's default
   std::size_t scratch_bytes = CommOptions{}.scratch_bytes;  // EARLYBIRD_SCRATCH_BYTES
+  // EARLYBIRD_SHARED_BUFFERS=1: MPI_Alloc_mem hands out earlybird::
+  // allocate_shared's memory, and every intercepted call is made with
+  // CollectiveOptions::shared_buffers (a promise, like naming an algorithm,
+  // that the program's collective buffers come from MPI_Alloc_mem).
+  bool shared_buffers = false;
   // Per coll::Collective (EARLYBIRD_ALLREDUCE, ...); empty: "auto".
   std::array<std::string, 5> algorithm;
 

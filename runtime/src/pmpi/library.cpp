@@ -28,6 +28,7 @@ void Library::start(int required, int provided) {
       options.algorithm = config_.algorithm_for(collective);
       options.segment_bytes = config_.segment_bytes;
       options.blocking = blocking;
+      options.shared_buffers = config_.shared_buffers;
     }
   if (provided < MPI_THREAD_MULTIPLE) {
     int rank = 0;
