@@ -3,7 +3,8 @@
 // ranges coalesce (after freeing everything, the whole arena is one range
 // again, whatever the order of the frees); a second mapping of the arena's
 // file sees what was written through the first, as a peer's mapping does;
-// memory from elsewhere is not the arena's to free.
+// memory from elsewhere is not the arena's to free; the arena's first line
+// holds the stamp a peer checks.
 #include <doctest/doctest.h>
 
 #include "rma/shared_arena.hpp"
@@ -11,6 +12,7 @@
 #include <earlybird/shared_memory.hpp>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -44,10 +46,20 @@ TEST_CASE("the arena's allocations are aligned, disjoint, and coalesce back into
   // Free the middle ones first, then every other, then the rest.
   std::vector<std::size_t> order{4, 5, 3, 0, 2, 8, 1, 7, 6};
   for (std::size_t i : order) CHECK(arena.free(taken[i].first));
-  void* whole = arena.allocate(arena.bytes());
-  CHECK(address(whole) == arena.base());
+  void* whole = arena.allocate(arena.bytes() - SharedArena::kStampBytes);
+  CHECK(address(whole) == arena.base() + SharedArena::kStampBytes);
   CHECK(arena.free(whole));
   CHECK_FALSE(arena.free(whole));  // twice
+}
+
+TEST_CASE("the arena starts with this process's stamp, which no allocation overwrites") {
+  SharedArena& arena = SharedArena::instance();
+  const auto* stamp = reinterpret_cast<const std::uint64_t*>(arena.base());
+  CHECK(*stamp == SharedArena::stamp_for(static_cast<std::uint64_t>(getpid()), arena.base()));
+  CHECK(*stamp != SharedArena::stamp_for(static_cast<std::uint64_t>(getpid()) + 1, arena.base()));
+  void* first = arena.allocate(64);
+  CHECK(address(first) >= arena.base() + SharedArena::kStampBytes);
+  arena.free(first);
 }
 
 TEST_CASE("memory not from the arena is not the arena's to free") {

@@ -42,6 +42,12 @@ std::optional<PeerMemory::Arena> map_arena(pid_t pid, int file, std::uintptr_t r
   void* local = mmap(nullptr, bytes, PROT_READ, MAP_SHARED | MAP_NORESERVE, static_cast<int>(copy), 0);
   close(static_cast<int>(copy));
   if (local == MAP_FAILED) return std::nullopt;
+  // The descriptor is the peer's arena only if its stamp says so (a process
+  // id from another namespace would name another process).
+  if (*static_cast<const std::uint64_t*>(local) != SharedArena::stamp_for(static_cast<std::uint64_t>(pid), remote)) {
+    munmap(local, bytes);
+    return std::nullopt;
+  }
   const PeerMemory::Arena arena{remote, static_cast<const std::byte*>(local), bytes};
   mapped.emplace(std::pair{pid, remote}, arena);
   return arena;

@@ -36,7 +36,8 @@ SharedArena::SharedArena() {
   file_ = file;
   base_ = reinterpret_cast<std::uintptr_t>(base);
   bytes_ = wanted;
-  free_.emplace(0, wanted);
+  *static_cast<std::uint64_t*>(base) = stamp_for(static_cast<std::uint64_t>(getpid()), base_);
+  free_.emplace(kStampBytes, wanted - kStampBytes);
 }
 
 bool SharedArena::contains(const void* memory) const {

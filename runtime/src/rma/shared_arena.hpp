@@ -9,6 +9,8 @@
 // (rma/peer_memory.hpp), so a peer read of an address inside the arena is
 // a load from the reader's mapping: no system call per read.
 //
+// The arena's first line holds a stamp (stamp_for: this process's id and
+// the arena's base), which a peer checks in its mapping before trusting it.
 // Allocation is first fit over a free list of 64-byte-aligned ranges,
 // coalesced on free; freed pages are not returned to the kernel (as
 // malloc keeps its heap). Where memfd or the reservation fails, usable()
@@ -32,6 +34,13 @@ class SharedArena {
   std::uintptr_t base() const { return base_; }
   std::size_t bytes() const { return bytes_; }
   bool contains(const void* memory) const;
+
+  // What the first word of process `pid`'s arena at `base` holds.
+  static std::uint64_t stamp_for(std::uint64_t pid, std::uintptr_t base) {
+    return 0x6561726c79626972ULL ^ (pid * 0x9e3779b97f4a7c15ULL) ^ base;
+  }
+  // The bytes at the arena's start the stamp keeps from allocation.
+  static constexpr std::size_t kStampBytes = 64;
 
   // nullptr when the arena is unusable or full.
   void* allocate(std::size_t bytes);
