@@ -7,6 +7,7 @@
 // operators of one name, which a call's shape does not tell apart.
 #include "../common/concat_op.hpp"
 #include "../common/oracle.hpp"
+#include "collective_checks.hpp"
 #include "mpi_check.hpp"
 #include "mpi_types.hpp"
 
@@ -21,95 +22,19 @@ using namespace earlybird;
 using coll::Collective;
 using earlybird::testing::make_input;
 using earlybird::testing::MpiCheck;
-using earlybird::testing::mpi_op;
-using earlybird::testing::mpi_type;
+using earlybird::testing::roots;
+using earlybird::testing::Setting;
+using earlybird::testing::check_allgather;
+using earlybird::testing::check_bcast;
+using earlybird::testing::check_reduce;
+using earlybird::testing::check_reduce_scatter;
 
 namespace {
-
-struct Setting {
-  std::string algorithm;
-  std::size_t count;
-  int root;
-  bool in_place;
-};
-
-std::string describe(Collective c, const Setting& s, const char* type, const std::string& op, int ranks) {
-  return std::string(coll::to_string(c)) + " " + s.algorithm + " count=" + std::to_string(s.count) + " root=" +
-         std::to_string(s.root) + " type=" + type + " op=" + op + (s.in_place ? " in-place" : "") + " P=" +
-         std::to_string(ranks);
-}
-
-template <class T>
-bool same(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
 
 CollectiveOptions with_algorithm(const std::string& name) {
   CollectiveOptions o;
   o.algorithm = name;
   return o;
-}
-
-template <class T>
-void check_reduce(Communicator& comm, const Setting& s, Op op, MpiCheck& check) {
-  const std::string what = describe(Collective::reduce, s, to_string(datatype_of<T>()), to_string(op), comm.size());
-  std::vector<T> in = make_input<T>(comm.rank(), s.count, op);
-  std::vector<T> reference(s.count), out(s.count);
-  MPI_Reduce(in.data(), reference.data(), static_cast<int>(s.count), mpi_type<T>(), mpi_op(op), s.root, MPI_COMM_WORLD);
-  const bool root = comm.rank() == s.root;
-  std::vector<T>& result = root && s.in_place ? in : out;
-  check.wait(comm.reduce(std::span<T>(in), std::span<T>(result), op, s.root, with_algorithm(s.algorithm)), what);
-  if (root) check.expect(same(result, reference), what + ": differs from MPI_Reduce");
-}
-
-template <class T>
-void check_bcast(Communicator& comm, const Setting& s, MpiCheck& check) {
-  const std::string what = describe(Collective::bcast, s, to_string(datatype_of<T>()), "-", comm.size());
-  const std::vector<T> source = make_input<T>(s.root, s.count, Op::sum);
-  std::vector<T> buffer = comm.rank() == s.root ? source : std::vector<T>(s.count, T{42});
-  check.wait(comm.bcast(std::span<T>(buffer), s.root, with_algorithm(s.algorithm)), what);
-  check.expect(same(buffer, source), what + ": differs from the root's buffer");
-}
-
-template <class T>
-void check_allgather(Communicator& comm, const Setting& s, MpiCheck& check) {
-  const std::string what = describe(Collective::allgather, s, to_string(datatype_of<T>()), "-", comm.size());
-  const std::vector<T> in = make_input<T>(comm.rank(), s.count, Op::sum);
-  const std::size_t total = s.count * static_cast<std::size_t>(comm.size());
-  std::vector<T> reference(total), out(total);
-  MPI_Allgather(in.data(), static_cast<int>(s.count), mpi_type<T>(), reference.data(), static_cast<int>(s.count),
-                mpi_type<T>(), MPI_COMM_WORLD);
-  if (s.in_place) {  // this rank's block of `out` holds its input
-    std::copy(in.begin(), in.end(), out.begin() + static_cast<std::ptrdiff_t>(s.count * static_cast<std::size_t>(comm.rank())));
-    check.wait(comm.allgather(std::span<T>(out), with_algorithm(s.algorithm)), what);
-  } else {
-    check.wait(comm.allgather(std::span<const T>(in), std::span<T>(out), with_algorithm(s.algorithm)), what);
-  }
-  check.expect(same(out, reference), what + ": differs from MPI_Allgather");
-}
-
-template <class T>
-void check_reduce_scatter(Communicator& comm, const Setting& s, Op op, MpiCheck& check) {
-  const std::string what = describe(Collective::reduce_scatter, s, to_string(datatype_of<T>()), to_string(op), comm.size());
-  const std::vector<T> in = make_input<T>(comm.rank(), s.count * static_cast<std::size_t>(comm.size()), op);
-  std::vector<T> reference(s.count), out(s.count);
-  MPI_Reduce_scatter_block(in.data(), reference.data(), static_cast<int>(s.count), mpi_type<T>(), mpi_op(op),
-                           MPI_COMM_WORLD);
-  if (s.in_place) {  // input from the whole buffer, result in its first n elements
-    std::vector<T> inout = in;
-    check.wait(comm.reduce_scatter(std::span<T>(inout), op, with_algorithm(s.algorithm)), what);
-    out.assign(inout.begin(), inout.begin() + static_cast<std::ptrdiff_t>(s.count));
-  } else {
-    check.wait(comm.reduce_scatter(std::span<const T>(in), std::span<T>(out), op, with_algorithm(s.algorithm)), what);
-  }
-  check.expect(same(out, reference), what + ": differs from MPI_Reduce_scatter_block");
-}
-
-std::vector<int> roots(int p) {
-  std::vector<int> r{0};
-  if (p > 1) r.push_back(p - 1);
-  if (p > 2) r.push_back(p / 2);
-  return r;
 }
 
 void check_catalogues(Communicator& comm, MpiCheck& check) {
