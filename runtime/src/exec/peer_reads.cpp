@@ -307,10 +307,13 @@ bool PeerReads::took_part(int rank) const {
   return is_read_by(rank) && sequence_in(load_acquire(line(rank, kWhere))) >= sequence_;
 }
 
-const std::byte* PeerReads::mapped(int rank, const Piece& piece) const {
+std::uintptr_t PeerReads::address_of(int rank, const Piece& piece) const {
   const Where& where = where_[static_cast<std::size_t>(rank)];
-  const std::uintptr_t from = (piece.from_output ? where.output : where.input) + piece.first * elem_;
-  return transport_->mapped_peer_memory(rank, from, piece.count * elem_);
+  return (piece.from_output ? where.output : where.input) + piece.first * elem_;
+}
+
+const std::byte* PeerReads::mapped(int rank, const Piece& piece) const {
+  return transport_->mapped_peer_memory(rank, address_of(rank, piece), piece.count * elem_);
 }
 
 // A withdrawal after the owner's watchdog gave up on this rank shows in
@@ -327,10 +330,8 @@ void PeerReads::read(int rank, const Piece& piece, std::byte* to) {
     std::memcpy(to, from, piece.count * elem_);
     return check_not_withdrawn(rank);
   }
-  const Where& where = where_[static_cast<std::size_t>(rank)];
-  const std::uintptr_t from = (piece.from_output ? where.output : where.input) + piece.first * elem_;
   try {
-    transport_->read_peer_memory(rank, from, to, piece.count * elem_);
+    transport_->read_peer_memory(rank, address_of(rank, piece), to, piece.count * elem_);
   } catch (const std::exception& e) {
     throw Error("reading rank " + std::to_string(rank) + "'s buffer: " + e.what());
   }

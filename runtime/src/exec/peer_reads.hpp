@@ -26,7 +26,11 @@
 // and reduced at the root; reduce_scatter (P-1) m read and reduced per rank;
 // allreduce (P-1) m/P read and reduced and another (P-1) m/P read per rank.
 // Each byte is copied once (against twice through the window), by a system
-// call per peer read (folds: per 128 KiB chunk); the owner of a buffer
+// call per peer read (folds: per 128 KiB chunk), or, where the buffer lies in
+// the peer's shared arena (earlybird/shared_memory.hpp), by loads from this
+// process's mapping of it (Transport::mapped_peer_memory): a place is a
+// memcpy, a fold reduces straight from it, and a commutative fold's first
+// peer is reduced with this rank's own part in one pass; the owner of a buffer
 // waits for its readers' line 2, a synchronisation the schedules' puts do
 // not have (an MPI bcast root may return before any reader has the data).
 // Each rank visits its peers from rank + 1 round, so an owner's buffers are
@@ -144,6 +148,8 @@ class PeerReads final : public CollectiveTask {
   bool withdraw();
   // Rank k's readiness for withdraw(): may hold a view of this rank's line 0.
   bool took_part(int rank) const;
+  // Where `piece` lies in `rank`'s process.
+  std::uintptr_t address_of(int rank, const Piece& piece) const;
   // Where `piece` of `rank` can be loaded from directly (the peer's shared
   // arena: Transport::mapped_peer_memory); nullptr when it must be read.
   const std::byte* mapped(int rank, const Piece& piece) const;

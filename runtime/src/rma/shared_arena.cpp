@@ -10,9 +10,9 @@
 namespace earlybird {
 namespace {
 
-constexpr std::size_t kAlignment = 64;  // a cache line: two allocations never share one
-
-std::size_t rounded_up(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+std::size_t rounded_up(std::size_t bytes) {
+  return (bytes + SharedArena::kAlignment - 1) / SharedArena::kAlignment * SharedArena::kAlignment;
+}
 
 }  // namespace
 
@@ -46,7 +46,7 @@ bool SharedArena::contains(const void* memory) const {
 }
 
 void* SharedArena::allocate(std::size_t bytes) {
-  if (!usable()) return nullptr;
+  if (!usable() || bytes > bytes_) return nullptr;
   const std::size_t size = rounded_up(bytes == 0 ? 1 : bytes);
   const std::lock_guard lock(mutex_);
   for (auto range = free_.begin(); range != free_.end(); ++range) {

@@ -39,8 +39,11 @@ class SharedArena {
   static std::uint64_t stamp_for(std::uint64_t pid, std::uintptr_t base) {
     return 0x6561726c79626972ULL ^ (pid * 0x9e3779b97f4a7c15ULL) ^ base;
   }
+  // Every allocation's alignment and granule: a cache line, so two
+  // allocations never share one.
+  static constexpr std::size_t kAlignment = 64;
   // The bytes at the arena's start the stamp keeps from allocation.
-  static constexpr std::size_t kStampBytes = 64;
+  static constexpr std::size_t kStampBytes = kAlignment;
 
   // nullptr when the arena is unusable or full.
   void* allocate(std::size_t bytes);
