@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -72,6 +74,8 @@ TEST_CASE("memory not from the arena is not the arena's to free") {
   CHECK_FALSE(arena.free(static_cast<char*>(p) + 64));  // inside an allocation, not its start
   CHECK(arena.free(p));
   CHECK(arena.allocate(arena.bytes() + 1) == nullptr);  // more than the arena
+  CHECK(arena.allocate(std::numeric_limits<std::size_t>::max()) == nullptr);  // no wrap when rounded up
+  CHECK_THROWS_AS(allocate_shared(std::numeric_limits<std::size_t>::max()), std::bad_alloc);
 }
 
 TEST_CASE("another mapping of the arena's file sees what allocate_shared's memory holds") {
