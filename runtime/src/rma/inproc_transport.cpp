@@ -79,10 +79,6 @@ void InProcTransport::post_remote_words(int target, std::size_t offset, const st
   for (std::size_t i = 0; i < count; ++i) notify(target, offset + i * sizeof(std::uint64_t), words[i]);
 }
 
-void InProcTransport::read_peer_memory(int, std::uintptr_t address, void* to, std::size_t bytes) {
-  std::memcpy(to, reinterpret_cast<const void*>(address), bytes);
-}
-
 std::unique_ptr<Transport> InProcTransport::split(int, int, WindowSize) {
   throw Error("earlybird: split is not available on the in-process (sim) transport");
 }

@@ -48,8 +48,8 @@ class InProcTransport final : public Transport {
   bool waits_for_messages() const override { return by_messages_; }
   // One process: a peer's buffer is read with memcpy.
   bool reads_peer_memory() const override { return !by_messages_; }
-  void read_peer_memory(int rank, std::uintptr_t address, void* to, std::size_t bytes) override;
-  // Simulated ranks are threads of one process: every address is theirs.
+  // Simulated ranks are threads of one process: every address is theirs, so
+  // PeerReads loads from it and never needs read_peer_memory.
   const std::byte* mapped_peer_memory(int, std::uintptr_t address, std::size_t) override {
     return reads_peer_memory() ? reinterpret_cast<const std::byte*>(address) : nullptr;
   }
