@@ -86,27 +86,19 @@ void check_arena(MpiCheck& check) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  setenv("OMPI_MCA_osc_rdma_priority", "1", 0);  // as Runtime does (test_mpi_warmup.cpp)
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int code = 1;
   {
-    JobDeadline deadline(rank, std::chrono::seconds(300));
-    MpiCheck check(rank);
+    Runtime runtime(&argc, &argv);
+    Communicator world = runtime.world();
+    JobDeadline deadline(world.rank(), std::chrono::seconds(300));
+    MpiCheck check(world.rank());
     check_arena(check);
-    {
-      Runtime runtime(&argc, &argv);
-      Communicator world = runtime.world();
-      check_all(world, false, check);
-      check_all(world, true, check);
-      // A communicator made after buffers were allocated maps the same arenas.
-      Communicator reversed = world.split(0, world.size() - world.rank());
-      check_allreduce<std::int32_t>(reversed, {"peer_reads", 5000, 0, false, true, true}, Op::sum, check);
-    }
+    check_all(world, false, check);
+    check_all(world, true, check);
+    // A communicator made after buffers were allocated maps the same arenas.
+    Communicator reversed = world.split(0, world.size() - world.rank());
+    check_allreduce<std::int32_t>(reversed, {"peer_reads", 5000, 0, false, true, true}, Op::sum, check);
     code = check.finish("test_mpi_shared_buffers");
   }
-  MPI_Finalize();
   return code;
 }
