@@ -345,11 +345,17 @@ TEST_CASE("inline_flags' prediction: the call, the line transfers the slowest ra
   CHECK(predict_inline_lines(Collective::bcast, 8, 112, 4, costs) == relative(1e-6 + 56e-7, 1e-12));
   CHECK(predict_inline_lines(Collective::bcast, 2, 112, 4, costs) == relative(1e-6 + 8e-7, 1e-12));
   CHECK(predict_inline_lines(Collective::allreduce, 1, 112, 4, costs) == costs.inline_call);
-  // 4 ranks on 2 cores: the work twice, the wait a wake.
+  // 4 ranks on 2 cores. allgather: every rank reads, so the work twice; its
+  // four waits served two at a time, two wakes.
   LevelCosts shared = costs;
   shared.model.cores = 2;
   shared.wake = 1e-5;
-  CHECK(predict_inline_lines(Collective::allgather, 4, 14, 4, shared) == relative(1e-6 + 1e-5 + 2 * 6e-7, 1e-12));
+  CHECK(predict_inline_lines(Collective::allgather, 4, 14, 4, shared) == relative(1e-6 + 2e-5 + 2 * 6e-7, 1e-12));
+  // reduce: the root alone reads and waits: its work once, one wake.
+  CHECK(predict_inline_lines(Collective::reduce, 4, 25, 4, shared) == relative(1e-6 + 1e-5 + 6e-7 + 300e-10, 1e-12));
+  // bcast: three readers on two cores, the work 1.5 times; their three
+  // waits 1.5 wakes.
+  CHECK(predict_inline_lines(Collective::bcast, 4, 112, 4, shared) == relative(1e-6 + 1.5e-5 + 1.5 * 24e-7, 1e-12));
 }
 
 TEST_CASE("inline_flags: on the lines where the call fits them and they were measured, else priced by its schedule") {
@@ -498,12 +504,22 @@ TEST_CASE("peer_reads' prediction: each rank's reads, folds, system calls and wa
         relative(5e-7 + 2e-6 + 1024 * 2e-10 + 1e-6, 1e-12));
   CHECK(predict_peer_reads(Collective::reduce, 2, 256, 4, costs) == relative(5e-7 + 2e-6 + 1024 * 3e-10 + 1e-6, 1e-12));
   CHECK(predict_peer_reads(Collective::allreduce, 1, 4096, 4, costs) == costs.per_call);
-  // 4 ranks on 2 cores: the work twice, each wait a wake more.
+  // 4 ranks on 2 cores. allgather: every rank reads, so the work twice;
+  // each rank waits twice (its owners' line 0, its readers' line 2), eight
+  // waits served two at a time: four wakes.
   LevelCosts shared = costs;
   shared.model.cores = 2;
   shared.wake = 1e-5;
   CHECK(predict_peer_reads(Collective::allgather, 4, 256, 4, shared) ==
-        relative(5e-7 + 2 * (1e-6 + 1e-5) + 2 * (3 * 1024 * 2e-10 + 3e-6), 1e-12));
+        relative(5e-7 + 2e-6 + 4e-5 + 2 * (3 * 1024 * 2e-10 + 3e-6), 1e-12));
+  // reduce: the root alone reads (its work once); the root's one wait and
+  // each non-root's, a chain of two: two wakes.
+  CHECK(predict_peer_reads(Collective::reduce, 4, 256, 4, shared) ==
+        relative(5e-7 + 2e-6 + 2e-5 + 3 * 1024 * 3e-10 + 3e-6, 1e-12));
+  // bcast: three readers on two cores, the root's buffer read three times
+  // (the work 1.5 times that); four waits, two wakes.
+  CHECK(predict_peer_reads(Collective::bcast, 4, 256, 4, shared) ==
+        relative(5e-7 + 2e-6 + 2e-5 + 1.5 * (3 * 1024 * 2e-10 + 1e-6), 1e-12));
 }
 
 TEST_CASE("peer_reads' prediction over mapped buffers: folds at gamma_apart, the rest at copy, no system call") {

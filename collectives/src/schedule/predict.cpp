@@ -229,19 +229,22 @@ std::size_t rank_buffer_bytes(Collective collective, int ranks, std::size_t coun
   return std::max(shape.input, shape.output) * elem_bytes;
 }
 
-// A call with no schedule whose slowest rank does `work` (seconds) and waits
-// on its peers `waits` times: where the ranks share cores they take turns
-// (the work grows by P / cores) and each wait costs a wake.
-double in_turns(const LevelCosts& costs, int ranks, double work, int waits) {
-  if (!costs.shares_cores(ranks)) return work;
-  return work * static_cast<double>(ranks) / costs.model.cores + waits * costs.wake;
-}
-
 // The wakes a schedule costs where ranks share `cores` CPUs: the cores
 // serve the waiting ranks' wakes `cores` at a time, and a chain of waits
 // cannot be shortened.
 double wakes(const WaitsOnOthers& waits, int cores) {
   return std::max(static_cast<double>(waits.longest), static_cast<double>(waits.total) / cores);
+}
+
+// A call with no schedule whose slowest rank does `work` (seconds), `busy`
+// ranks working alike (the others only publish and wait), its ranks waiting
+// on their peers `waits` times: where the ranks share cores, the busy ranks
+// take turns (the work grows by busy / cores where they outnumber the cores)
+// and the waits cost wakes as a schedule's do.
+double in_turns(const LevelCosts& costs, int ranks, double work, int busy, WaitsOnOthers waits) {
+  if (!costs.shares_cores(ranks)) return work;
+  const int cores = costs.model.cores;
+  return work * std::max(1.0, static_cast<double>(busy) / cores) + wakes(waits, cores) * costs.wake;
 }
 
 }  // namespace
@@ -283,7 +286,11 @@ struct PeerReadLoad {
   double served = 0;   // bytes read out of one rank's buffers (the most)
   double reduced = 0;  // bytes this rank folds
   double calls = 0;    // read system calls of this rank
-  int waits = 0;       // peer flag lines waited on in turn
+  int busy = 0;        // ranks that read: every rank, bcast's non-roots, reduce's root
+  // Peer flag lines waited on: in turn by one rank (longest), and by all
+  // ranks together (total: a reader waits on its owners' line 0, an owner
+  // on its readers' line 2, an allreduce's reader on line 1 besides).
+  WaitsOnOthers waits;
 };
 
 PeerReadLoad peer_read_load(Collective collective, int ranks, double m) {
@@ -292,12 +299,13 @@ PeerReadLoad peer_read_load(Collective collective, int ranks, double m) {
   switch (collective) {
     case Collective::allreduce: {
       const double slice = m / ranks;  // fold slice r from every rank, then read every final slice
-      return {2 * others * slice, 2 * others * slice, others * slice, others * (chunks(slice) + 1), 3};
+      return {2 * others * slice, 2 * others * slice, others * slice, others * (chunks(slice) + 1), ranks,
+              {3, 3 * ranks}};
     }
-    case Collective::reduce_scatter: return {others * m, others * m, others * m, others * chunks(m), 2};
-    case Collective::allgather: return {others * m, others * m, 0, others, 2};
-    case Collective::bcast: return {m, others * m, 0, 1, 2};
-    case Collective::reduce: return {others * m, m, others * m, others * chunks(m), 2};
+    case Collective::reduce_scatter: return {others * m, others * m, others * m, others * chunks(m), ranks, {2, 2 * ranks}};
+    case Collective::allgather: return {others * m, others * m, 0, others, ranks, {2, 2 * ranks}};
+    case Collective::bcast: return {m, others * m, 0, 1, ranks - 1, {2, ranks}};
+    case Collective::reduce: return {others * m, m, others * m, others * chunks(m), 1, {2, ranks}};
   }
   return {};
 }
@@ -319,7 +327,7 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
     const double per_byte = memory_rate ? costs.memory.peer_read : costs.peer_read;
     work = std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
   }
-  return costs.per_call + load.waits * model.alpha + in_turns(costs, ranks, work, load.waits);
+  return costs.per_call + load.waits.longest * model.alpha + in_turns(costs, ranks, work, load.busy, load.waits);
 }
 
 namespace {
@@ -338,6 +346,8 @@ bool fits_inline_lines(Collective collective, int ranks, std::size_t count, std:
 struct InlineLoad {
   double lines = 0;
   double reduced = 0;
+  int busy = 0;         // ranks that read: every rank, bcast's non-roots, reduce's root
+  WaitsOnOthers waits;  // each reader waits once for its peers' lines
 };
 
 InlineLoad inline_load(Collective collective, int ranks, std::size_t m) {
@@ -346,10 +356,10 @@ InlineLoad inline_load(Collective collective, int ranks, std::size_t m) {
   const double folded = others * static_cast<double>(m);
   switch (collective) {
     case Collective::allreduce:
-    case Collective::reduce_scatter: return {2 * others * lines, folded};  // every rank reads and is read
-    case Collective::allgather: return {2 * others * lines, 0};
-    case Collective::reduce: return {others * lines, folded};  // the root reads, a non-root is read once
-    case Collective::bcast: return {others * lines, 0};        // the root is read, a non-root reads once
+    case Collective::reduce_scatter: return {2 * others * lines, folded, ranks, {1, ranks}};  // every rank reads and is read
+    case Collective::allgather: return {2 * others * lines, 0, ranks, {1, ranks}};
+    case Collective::reduce: return {others * lines, folded, 1, {1, 1}};  // the root reads, a non-root is read once
+    case Collective::bcast: return {others * lines, 0, ranks - 1, {1, ranks - 1}};  // the root is read, a non-root reads once
   }
   return {};
 }
@@ -361,7 +371,7 @@ double predict_inline_lines(Collective collective, int ranks, std::size_t count,
   if (ranks <= 1) return costs.inline_call;
   const InlineLoad load = inline_load(collective, ranks, count * elem_bytes);
   const double work = load.lines * costs.inline_line + load.reduced * costs.model.gamma;
-  return costs.inline_call + in_turns(costs, ranks, work, 1);
+  return costs.inline_call + in_turns(costs, ranks, work, load.busy, load.waits);
 }
 
 double predict_entry(Collective collective, const Algorithm& algorithm, int ranks, std::size_t count,

@@ -140,7 +140,10 @@ double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::si
 // serves its readers one at a time, as a port (a bcast root's buffer is read
 // P - 1 times): a rank's bytes count as the larger of what it reads and what
 // is read from it. Ranks sharing cores (costs.shares_cores) take turns: the
-// work grows by P / model.cores and each wait costs a wake.
+// work grows by busy / model.cores where the ranks that read (every rank;
+// bcast's P - 1 non-roots; reduce's root alone) outnumber the cores, and the
+// waits on flag lines cost wakes as a schedule's do (the most of the longest
+// chain and all ranks' waits over the cores).
 // `mapped`: the peers' buffers are in their shared arenas (earlybird/
 // shared_memory.hpp), so reads are loads, not system calls: the bytes
 // folded cost a reduction into a third buffer (gamma_apart: the fold reads
@@ -155,8 +158,8 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
 // line of 56 data bytes the slowest rank takes part in (a line it takes from
 // a peer, or a peer takes from it) at inline_line, plus what it folds at
 // gamma. A rank's own lines are in its cache. Ranks sharing cores
-// (costs.shares_cores) take turns: the work grows by P / model.cores and
-// the wait costs a wake.
+// (costs.shares_cores) take turns as for predict_peer_reads: each reading
+// rank waits once for its peers' lines.
 double predict_inline_lines(Collective collective, int ranks, std::size_t count, std::size_t elem_bytes,
                             const LevelCosts& costs);
 
