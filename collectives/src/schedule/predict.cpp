@@ -302,7 +302,8 @@ PeerReadLoad peer_read_load(Collective collective, int ranks, double m) {
       return {2 * others * slice, 2 * others * slice, others * slice, others * (chunks(slice) + 1), ranks,
               {3, 3 * ranks}};
     }
-    case Collective::reduce_scatter: return {others * m, others * m, others * m, others * chunks(m), ranks, {2, 2 * ranks}};
+    case Collective::reduce_scatter:
+      return {others * m, others * m, others * m, others * chunks(m), ranks, {2, 2 * ranks}};
     case Collective::allgather: return {others * m, others * m, 0, others, ranks, {2, 2 * ranks}};
     case Collective::bcast: return {m, others * m, 0, 1, ranks - 1, {2, ranks}};
     case Collective::reduce: return {others * m, m, others * m, others * chunks(m), 1, {2, ranks}};
@@ -355,11 +356,14 @@ InlineLoad inline_load(Collective collective, int ranks, std::size_t m) {
   const double lines = std::ceil(static_cast<double>(m) / kInlineLinePayloadBytes);
   const double folded = others * static_cast<double>(m);
   switch (collective) {
+    // every rank reads and is read
     case Collective::allreduce:
-    case Collective::reduce_scatter: return {2 * others * lines, folded, ranks, {1, ranks}};  // every rank reads and is read
+    case Collective::reduce_scatter: return {2 * others * lines, folded, ranks, {1, ranks}};
     case Collective::allgather: return {2 * others * lines, 0, ranks, {1, ranks}};
-    case Collective::reduce: return {others * lines, folded, 1, {1, 1}};  // the root reads, a non-root is read once
-    case Collective::bcast: return {others * lines, 0, ranks - 1, {1, ranks - 1}};  // the root is read, a non-root reads once
+    // the root reads, a non-root is read once
+    case Collective::reduce: return {others * lines, folded, 1, {1, 1}};
+    // the root is read, a non-root reads once
+    case Collective::bcast: return {others * lines, 0, ranks - 1, {1, ranks - 1}};
   }
   return {};
 }
