@@ -379,10 +379,11 @@ TEST_CASE("caller-run collectives with late ranks hand over and stay exact") {
   }
 }
 
-// The inline fast path (one InlineCollective kept in place, the last inline
-// shape reused): calls of alternating shapes submitted without waiting, one
-// rank often late, so that some calls finish on the caller, some are handed
-// over to the progress thread and the ones behind them queue.
+// The inline fast path (an InlineCollective kept in place for each of the
+// last four inline shapes): calls of six alternating shapes (more than it
+// keeps, so shapes are replaced too) submitted without waiting, one rank
+// often late, so that some calls finish on the caller, some are handed over
+// to the progress thread and the ones behind them queue.
 TEST_CASE("inline calls submitted without waiting, with a late rank, stay exact and in order") {
   constexpr int kCalls = 48;
   for (int p : {2, 3}) {
@@ -395,7 +396,7 @@ TEST_CASE("inline calls submitted without waiting, with a late rank, stay exact 
       buffers.reserve(kCalls);
       for (int k = 0; k < kCalls; ++k) {
         if (rank == p - 1 && k % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
-        buffers.push_back(make_input<std::int64_t>(rank, 1 + static_cast<std::size_t>(k % 3), Op::sum));
+        buffers.push_back(make_input<std::int64_t>(rank, 1 + static_cast<std::size_t>(k % 6), Op::sum));
         futures.push_back(comm.allreduce(std::span<std::int64_t>(buffers.back()), Op::sum));
       }
       check_sums(futures, buffers, p, rank, "unwaited inline call", failures);

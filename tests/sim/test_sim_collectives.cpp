@@ -294,6 +294,47 @@ TEST_CASE("peer reads, inline lines and steps interleaved, many in flight") {
   }
 }
 
+// The inline fast path keeps the tasks of the last four shapes it ran: a
+// round of six shapes (four collectives, sums of one and of two values),
+// rooted ones with a root that changes every round, every call waited, so
+// that shapes' tasks are re-armed, replaced and built again; every result
+// checked.
+TEST_CASE("inline calls cycling through more shapes than the fast path keeps stay exact") {
+  for (int p : {2, 3}) {
+    CAPTURE(p);
+    SimWorld world(p);
+    Failures failures;
+    world.run([&](int rank, Communicator& comm) {
+      const CollectiveOptions lines = named("inline_flags");
+      for (int k = 0; k < 36; ++k) {
+        const std::string what = "call " + std::to_string(k) + ", shape " + std::to_string(k % 6);
+        const int root = (k / 6) % p;
+        if (k % 6 < 3) {  // allreduce of 1 and 2 values, reduce of 3
+          const std::size_t count = static_cast<std::size_t>(k % 6) + 1;
+          auto in = make_input<double>(rank, count, Op::sum);
+          std::vector<double> out(count, -7);
+          const bool rooted = k % 6 == 2;
+          wait_bounded(rooted ? comm.reduce(std::span<double>(in), std::span<double>(out), Op::sum, root, lines)
+                              : comm.allreduce(std::span<double>(in), std::span<double>(out), Op::sum, lines),
+                       rank, what);
+          if ((!rooted || rank == root) && count_wrong(out, p, Op::sum))
+            failures.add(what + " wrong on rank " + std::to_string(rank));
+        } else if (k % 6 == 3) {
+          const auto source = make_input<std::int32_t>(root, 2, Op::sum);
+          std::vector<std::int32_t> buffer = rank == root ? source : std::vector<std::int32_t>(2, -7);
+          wait_bounded(comm.bcast(std::span<std::int32_t>(buffer), root, lines), rank, what);
+          if (buffer != source) failures.add(what + " (bcast) wrong on rank " + std::to_string(rank));
+        } else if (k % 6 == 4) {
+          check_allgather(comm, "inline_flags", 1, false, what + " (allgather)", failures);
+        } else {
+          check_reduce_scatter(comm, "inline_flags", 2, false, what + " (reduce_scatter)", failures);
+        }
+      }
+    });
+    failures.report();
+  }
+}
+
 // A commutative fold takes each rank's part as it publishes: with one rank
 // late, the others' parts are folded first; the result stays exact.
 TEST_CASE("peer reads with a late rank: commutative folds in arrival order stay exact") {

@@ -113,7 +113,7 @@ Future CommCore::run(const CollectiveCall& call) {
   // Counted before validation so that ranks stay aligned even if one rank's
   // call is refused: estimates are matched to calls by this number.
   const std::uint64_t call_index = arrival_.count_call();
-  if (fits_inline_lines(call))  // else it cannot have hot_'s shape: no need to take the drive
+  if (fits_inline_lines(call))  // else it cannot have a hot shape: no need to take the drive
     if (auto done = run_inline_here(call, nullptr)) return std::move(*done);
   std::shared_ptr<const Prepared> p;
   if (auto problem = prepare_checked(call, p); !problem.empty()) return Future(failed_future(problem));
@@ -248,39 +248,57 @@ std::optional<Future> CommCore::run_inline_here(const CollectiveCall& call,
   {
     DriveHold hold(driver_, true);
     if (!hold || !idle_after_posted()) return std::nullopt;
-    if (!prepared) {
-      if (!hot_ || !same_shape(hot_->shape, call) || !problem_of(call, *hot_).empty()) return std::nullopt;
-    } else if (hot_ != *prepared) {
-      inline_task_.reset();  // it may describe itself with hot_'s text
-      hot_ = *prepared;
-    }
-    result = run_inline(call, handed_over);
+    HotShape* hot = prepared ? &hot_holding(*prepared) : hot_matching(call);
+    if (!hot || (!prepared && !problem_of(call, *hot->prepared).empty())) return std::nullopt;
+    hot->last_use = ++hot_uses_;
+    result = run_inline(call, *hot, handed_over);
   }
   if (handed_over) wake_engine();
   return result;
 }
 
-// Drive held, nothing active or queued, hot_ the call's shape. The task and
-// its description are reached through pointers that own nothing: inline_task_
-// and hot_ outlive every use (both are replaced only when idle).
-Future CommCore::run_inline(const CollectiveCall& call, bool& handed_over) {
-  InlineCollective& task = inline_task_for(call);
-  if (run_inline_alone(task, caller_budget(call))) return outcome_of(task);
-  active_ = inline_pending_;
+CommCore::HotShape* CommCore::hot_matching(const CollectiveCall& call) {
+  for (HotShape& hot : hot_)
+    if (hot.prepared && same_shape(hot.prepared->shape, call)) return &hot;
+  return nullptr;
+}
+
+CommCore::HotShape& CommCore::hot_holding(const std::shared_ptr<const Prepared>& prepared) {
+  HotShape* replaced = &hot_.front();
+  for (HotShape& hot : hot_) {
+    if (hot.prepared == prepared) return hot;
+    if (hot.prepared && same_shape(hot.prepared->shape, prepared->shape)) {  // prepared again since
+      replaced = &hot;
+      break;
+    }
+    if (hot.last_use < replaced->last_use) replaced = &hot;
+  }
+  replaced->task.reset();  // it may describe itself with the old shape's text
+  replaced->prepared = prepared;
+  return *replaced;
+}
+
+// Drive held, nothing active or queued, `hot` the call's shape. The task and
+// its description are reached through pointers that own nothing: the entry
+// outlives every use (it is replaced only when idle).
+Future CommCore::run_inline(const CollectiveCall& call, HotShape& hot, bool& handed_over) {
+  InlineCollective& task = inline_task_for(call, hot);
+  if (run_inline_alone(task, hot.pending, caller_budget(call))) return outcome_of(task);
+  active_ = hot.pending;
   const auto future = hand_over(active_);
   busy_.store(true, std::memory_order_relaxed);
   handed_over = true;
   return Future(future);
 }
 
-InlineCollective& CommCore::inline_task_for(const CollectiveCall& call) {
-  if (inline_task_ && inline_task_->rearm(call.input, call.output, call.op, call.owned_input)) return *inline_task_;
-  const Prepared& p = *hot_;
+InlineCollective& CommCore::inline_task_for(const CollectiveCall& call, HotShape& hot) {
+  if (hot.task && hot.task->rearm(call.input, call.output, call.op, call.owned_input)) return *hot.task;
+  const Prepared& p = *hot.prepared;
   const std::shared_ptr<const std::string> description(std::shared_ptr<void>(), &p.description);
-  InlineCollective& task = inline_task_.emplace(direct_windows_, rank_, lanes_, layout_, buffers_of(call, p, 0),
-                                                InlineCollective::Call{call.collective, call.root, call.count},
-                                                p.signature, p.timeout, description);
-  inline_pending_ = pending_of(call, p, 0, std::shared_ptr<CollectiveTask>(std::shared_ptr<void>(), &task), nullptr);
+  InlineCollective& task = hot.task.emplace(direct_windows_, rank_, lanes_, layout_, buffers_of(call, p, 0),
+                                            InlineCollective::Call{call.collective, call.root, call.count},
+                                            p.signature, p.timeout, description);
+  hot.pending = pending_of(call, p, 0, std::shared_ptr<CollectiveTask>(std::shared_ptr<void>(), &task), nullptr);
   return task;
 }
 
@@ -314,17 +332,17 @@ void CommCore::drive_while(const std::function<bool()>& more, std::chrono::micro
 // threshold, takes the queue's path (start_active fails the call, drive()
 // reports stragglers). Posted work runs meanwhile, as drive() runs it (a
 // collective another thread submits queues behind this one).
-bool CommCore::run_inline_alone(InlineCollective& task, std::chrono::microseconds budget) {
-  if (!broken_.empty() || inline_pending_.straggler_after.count() > 0) {
-    active_ = inline_pending_;
+bool CommCore::run_inline_alone(InlineCollective& task, const Pending& pending, std::chrono::microseconds budget) {
+  if (!broken_.empty() || pending.straggler_after.count() > 0) {
+    active_ = pending;
     start_active();
     drive_while([&] { return active_.op.get() == &task; }, budget);
     return active_.op.get() != &task;  // retired: finished or failed
   }
-  begin(task, inline_pending_);
+  begin(task, pending);
   drive_loop([&] { return task.poll() | driver_.run_posted(); }, [&] { return !task.finished(); }, budget);
   if (!task.finished()) return false;
-  settle(task, inline_pending_);
+  settle(task, pending);
   return true;
 }
 

@@ -27,6 +27,7 @@
 #include <earlybird/collectives/plan.hpp>
 #include <earlybird/communicator.hpp>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <compare>
@@ -223,26 +224,44 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   static bool caller_may_run(const Prepared& p, const ShapeContext& context);
   Future run_here(Pending item, std::chrono::microseconds budget);
   // The inline fast path (docs/design.md, "Execution"): a caller-run call on
-  // the inline lines, run in inline_task_ with no allocation and no queue
-  // entry, when the drive is free and nothing is queued; none otherwise.
-  // `prepared`: the call's prepared shape, which becomes hot_; null: hot_'s
-  // shape, if the call has it (found without the shape cache's lock).
+  // the inline lines, run in its hot shape's task with no allocation and no
+  // queue entry, when the drive is free and nothing is queued; none
+  // otherwise. `prepared`: the call's prepared shape, which becomes hot (in
+  // place of the least recently used); null: a hot shape the call has, if
+  // any (found without the shape cache's lock).
   std::optional<Future> run_inline_here(const CollectiveCall& call, const std::shared_ptr<const Prepared>* prepared);
   // Every rank's window reachable directly and the vector this rank
   // publishes within the inline lines.
   static bool fits_inline_lines(const CollectiveCall& call, const ShapeContext& context);
   bool fits_inline_lines(const CollectiveCall& call) const { return fits_inline_lines(call, shape_context_); }
-  // Drive holder, idle, hot_ the call's shape.
-  Future run_inline(const CollectiveCall& call, bool& handed_over);
-  // hot_'s task for the call: the last one re-armed with the call's buffers,
-  // or a new one (a new hot_, or the last one failed), with inline_pending_
-  // its queue entry.
-  InlineCollective& inline_task_for(const CollectiveCall& call);
+  // The inline fast path's recent shapes, each with its task (the task is
+  // active_'s op while it runs, through a pointer that owns nothing; an entry
+  // is replaced only when idle). Several, so that calls alternating between
+  // shapes (a solver's sums of one value and of two, an allreduce and a
+  // bcast) each keep their task instead of building it again.
+  struct HotShape {
+    std::shared_ptr<const Prepared> prepared;
+    std::optional<InlineCollective> task;
+    Pending pending;            // the task's queue entry, should the caller hand it over
+    std::uint64_t last_use = 0;  // hot_uses_ when it last ran
+  };
+  static constexpr std::size_t kHotShapes = 4;
+  // The hot entry whose shape the call has; null if none.
+  HotShape* hot_matching(const CollectiveCall& call);
+  // The hot entry holding `prepared`, else the least recently used one,
+  // emptied and given it.
+  HotShape& hot_holding(const std::shared_ptr<const Prepared>& prepared);
+  // Drive holder, idle, `hot` the call's shape.
+  Future run_inline(const CollectiveCall& call, HotShape& hot, bool& handed_over);
+  // `hot`'s task for the call: the last one re-armed with the call's buffers,
+  // or a new one (a new shape, or the last one failed), with hot.pending its
+  // queue entry.
+  InlineCollective& inline_task_for(const CollectiveCall& call, HotShape& hot);
   // Drive holder, idle: runs the inline task outside the queue (started,
   // polled and settled here, active_ left empty) until it finishes or
   // `budget` passes; true when it finished. The queue's machinery cost over
   // a quarter of an 8-byte allreduce at P = 2 (docs/benchmarks.md).
-  bool run_inline_alone(InlineCollective& task, std::chrono::microseconds budget);
+  bool run_inline_alone(InlineCollective& task, const Pending& pending, std::chrono::microseconds budget);
   // Drive holder: a caller-run task the caller gives up on gets a Future, and
   // the progress thread takes over.
   std::shared_ptr<FutureState> hand_over(Pending& pending);
@@ -325,11 +344,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   bool serving_ = false;  // polling a transport that needs service, until close()
   std::string broken_;
   std::vector<std::shared_ptr<FutureState>> drain_waiters_;
-  // The inline fast path's shape and task (the task is active_'s op while it
-  // runs, through a pointer that owns nothing; replaced only when idle).
-  std::shared_ptr<const Prepared> hot_;
-  std::optional<InlineCollective> inline_task_;
-  Pending inline_pending_;  // inline_task_'s queue entry, should the caller hand it over
+  std::array<HotShape, kHotShapes> hot_;
+  std::uint64_t hot_uses_ = 0;
 };
 
 std::shared_ptr<FutureState> failed_future(const std::string& message);
