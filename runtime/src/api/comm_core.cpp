@@ -267,8 +267,8 @@ CommCore::HotShape& CommCore::hot_holding(const std::shared_ptr<const Prepared>&
   HotShape* replaced = &hot_.front();
   for (HotShape& hot : hot_) {
     if (hot.prepared == prepared) return hot;
-    if (hot.prepared && same_shape(hot.prepared->shape, prepared->shape)) {  // prepared again since
-      replaced = &hot;
+    if (hot.prepared && same_shape(hot.prepared->shape, prepared->shape)) {
+      replaced = &hot;  // its shape, prepared again since (the shape cache let it go)
       break;
     }
     if (hot.last_use < replaced->last_use) replaced = &hot;

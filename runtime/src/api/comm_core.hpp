@@ -344,6 +344,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   bool serving_ = false;  // polling a transport that needs service, until close()
   std::string broken_;
   std::vector<std::shared_ptr<FutureState>> drain_waiters_;
+  // The inline fast path's hot shapes, and its calls counted (HotShape::
+  // last_use) to find the least recently used.
   std::array<HotShape, kHotShapes> hot_;
   std::uint64_t hot_uses_ = 0;
 };
