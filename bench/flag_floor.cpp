@@ -19,6 +19,8 @@
 #include <functional>
 #include <vector>
 
+#include "barrier_timing.hpp"
+
 namespace {
 
 struct alignas(64) FlagLine {
@@ -51,21 +53,6 @@ double back_to_back_us(const std::function<void()>& call, int rounds) {
   const double t0 = MPI_Wtime();
   for (int i = 0; i < rounds; ++i) call();
   return (MPI_Wtime() - t0) / rounds * 1e6;
-}
-
-// Median over `rounds` calls, each after a barrier, of the slower rank's
-// time, in microseconds.
-double after_barrier_us(const std::function<void()>& call, int rounds) {
-  std::vector<double> times;
-  for (int i = 0; i < rounds; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    call();
-    times.push_back(MPI_Wtime() - t0);
-  }
-  MPI_Allreduce(MPI_IN_PLACE, times.data(), rounds, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  std::nth_element(times.begin(), times.begin() + rounds / 2, times.end());
-  return times[static_cast<std::size_t>(rounds / 2)] * 1e6;
 }
 
 }  // namespace
@@ -106,7 +93,8 @@ int main(int argc, char** argv) {
         double us[3];
         for (int k = 0; k < 3; ++k) {
           y = 0;
-          us[k] = barrier ? after_barrier_us(calls[k], kRounds / 5) : back_to_back_us(calls[k], kRounds);
+          us[k] = barrier ? earlybird::bench::after_barrier_us([&](int) { calls[k](); }, kRounds / 5)
+                          : back_to_back_us(calls[k], kRounds);
           if (y != 3) ++wrong;
         }
         if (rank == 0)

@@ -18,6 +18,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "barrier_timing.hpp"
+
 namespace {
 
 // One call of a sequence: an allreduce (sum) of `count` doubles, or a bcast
@@ -87,19 +89,6 @@ double back_to_back_us(Caller& caller, const Pattern& pattern, int calls) {
   return us;
 }
 
-double after_barrier_us(Caller& caller, const Pattern& pattern, int calls) {
-  std::vector<double> times;
-  for (int i = 0; i < calls; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = MPI_Wtime();
-    caller.call(pattern.shapes[static_cast<std::size_t>(i) % pattern.shapes.size()]);
-    times.push_back(MPI_Wtime() - t0);
-  }
-  MPI_Allreduce(MPI_IN_PLACE, times.data(), calls, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  std::nth_element(times.begin(), times.begin() + calls / 2, times.end());
-  return times[static_cast<std::size_t>(calls / 2)] * 1e6;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,9 +107,13 @@ int main(int argc, char** argv) {
         const int calls = barrier ? calls_per_pattern / 5 : calls_per_pattern;
         double us[2];
         Caller* callers[2] = {&mpi, &earlybird};
-        for (int k = 0; k < 2; ++k)
-          us[k] = barrier ? after_barrier_us(*callers[k], pattern, calls)
+        for (int k = 0; k < 2; ++k) {
+          const auto call_i = [&](int i) {
+            callers[k]->call(pattern.shapes[static_cast<std::size_t>(i) % pattern.shapes.size()]);
+          };
+          us[k] = barrier ? earlybird::bench::after_barrier_us(call_i, calls)
                           : back_to_back_us(*callers[k], pattern, calls);
+        }
         if (world.rank() == 0)
           std::printf("%-28s %-14s %9.3f %9.3f %6.2f\n", pattern.name, barrier ? "after barrier" : "back to back",
                       us[0], us[1], us[1] / us[0]);
