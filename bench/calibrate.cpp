@@ -30,9 +30,13 @@
 // only `wake`, the switch between ranks, is fitted (coll::fit_wake), over the
 // same calls, the other parameters kept from the profile it started from:
 // there the times measure the switches more than the hardware.
-// - peer_read and read_call, where the ranks read each other's memory (one
-//   node, process_vm_readv allowed): peer_reads allreduces at 4 KiB and the
-//   bandwidth sizes, fitted by coll::fit_peer_reads once the rest is fitted;
+// - line_wait, where the ranks read each other's memory (one node): peer_reads
+//   allreduces over shared buffers (loads, no system call) at 8 B-64 KiB,
+//   fitted by coll::fit_line_wait once the rest is fitted (a measurement of
+//   their own: a call form holds for every contender of a measurement);
+// - peer_read and read_call, where process_vm_readv is allowed besides:
+//   peer_reads allreduces at 4 KiB and the bandwidth sizes, fitted by
+//   coll::fit_peer_reads after line_wait;
 // - inline_call and inline_line on a node: inline_flags allreduces from 8 B
 //   to the most the flag lines hold (1 to 40 lines per peer), fitted by
 //   coll::fit_inline_lines once gamma is measured;
@@ -80,6 +84,11 @@ constexpr std::array<std::size_t, 4> kBandwidthBytes{64u << 10, 1u << 20, 4u << 
 constexpr const char* kInlineAlgorithm = "inline_flags";
 constexpr std::array<std::size_t, 4> kInlineBytes{8, 112, 280, coll::kInlineLinesBytes};
 constexpr std::array<std::size_t, 5> kPeerReadBytes{4096, 64u << 10, 1u << 20, 4u << 20, 16u << 20};
+// line_wait: peer_reads over shared buffers at the sizes where the waits are
+// most of a call; and at 64 KiB, where the bytes are, to validate the rates
+// the model charges their loads (the level's copy and gamma_apart).
+constexpr std::array<std::size_t, 2> kLineWaitBytes{8, 4096};
+constexpr std::array<std::size_t, 1> kMappedCheckBytes{64u << 10};
 
 // The local passes for gamma and copy: one that stays in the caches, one
 // that goes past them.
@@ -139,11 +148,13 @@ struct Measured {
 constexpr const char* kPeerReads = "peer_reads";
 
 // One measurement per size of everything `needs` names (MPI's default first,
-// as the reference); a wrong result or a failed algorithm counts in `totals`.
-Measured measure_needs(Communicator& comm, const Needs& needs, double budget, Totals& totals) {
+// as the reference), every call in `form`; a wrong result or a failed
+// algorithm counts in `totals`.
+Measured measure_needs(Communicator& comm, const Needs& needs, double budget, Totals& totals, CallForm form = {}) {
   const CollectiveSpec& spec = collective_spec("allreduce");
   CollectiveOptions options;
   options.blocking = true;  // timed as eb-bench sweep times them
+  options.shared_buffers = form.shared_buffers;
   Measured measured;
   for (const auto& [bytes, names] : needs.by_size()) {
     std::vector<std::string> algorithms;
@@ -151,7 +162,7 @@ Measured measure_needs(Communicator& comm, const Needs& needs, double budget, To
       if (!measured.cannot_run.contains(name)) algorithms.push_back(name);
     std::vector<Contender> contenders{mpi_contender(spec, "mpi:default", MPI_COMM_WORLD)};
     for (const std::string& name : algorithms) contenders.push_back(earlybird_contender(spec, name, comm, options));
-    const SizeResult r = measure_size(spec, contenders, bytes / kElemBytes, budget, comm.rank(), comm.size());
+    const SizeResult r = measure_size(spec, contenders, bytes / kElemBytes, budget, comm.rank(), comm.size(), 1, form);
     for (std::size_t i = 1; i < contenders.size(); ++i) {
       const std::string& name = algorithms[i - 1];
       totals.wrong += r.outcomes[i].wrong;
@@ -159,7 +170,9 @@ Measured measure_needs(Communicator& comm, const Needs& needs, double budget, To
         measured.calls.push_back({name, bytes, r.outcomes[i].stats.median});
       } else if (name == kPeerReads) {  // every rank agrees (measure_size)
         measured.cannot_run.insert(name);
-        if (comm.rank() == 0) std::printf("# peer_reads cannot run here: peer_read not fitted (auto leaves it out)\n");
+        if (comm.rank() == 0)
+          std::printf("# peer_reads cannot run here over %s buffers: not fitted from them\n",
+                      form.shared_buffers ? "shared" : "ordinary");
       } else {
         ++totals.earlybird_failures;
         if (comm.rank() == 0)
@@ -170,35 +183,49 @@ Measured measure_needs(Communicator& comm, const Needs& needs, double budget, To
   return measured;
 }
 
-// Measured against predicted for the validated algorithms; how many within
-// 25 %, and how many of those no fit used (`fitted`: the calls the fits saw).
+// Calls of one call form, and those of them a fit used.
+struct Timed {
+  const Measured& measured;
+  const std::vector<coll::TimedAllreduce>& fitted;
+  bool used_by_a_fit(const coll::TimedAllreduce& call) const {
+    return std::any_of(fitted.begin(), fitted.end(), [&](const coll::TimedAllreduce& f) {
+      return f.bytes == call.bytes && f.algorithm == call.algorithm;
+    });
+  }
+};
+
+// Measured against predicted for the validated algorithms over ordinary
+// buffers, and for every peer_reads call over shared ones (`mapped`); how
+// many within 25 %, and how many of those no fit used.
 void validate(Communicator& comm, const CalibrateOptions& o, const coll::LevelCosts& costs, const std::string& level,
-              const Measured& measured, const std::vector<coll::TimedAllreduce>& fitted) {
+              const Timed& ordinary, const Timed& mapped) {
   if (comm.rank() != 0) return;
   std::printf("\n# validation: measured median vs the model's prediction (same measurement as the fits); ratio = "
               "predicted / measured; fit: whether a fit used this call\n"
               "%10s  %-20s %12s %12s %7s %4s\n",
               "bytes", "algorithm", "measured us", "predicted us", "ratio", "fit");
   int within = 0, total = 0, held_out = 0, held_out_within = 0;
+  const auto row = [&](const coll::TimedAllreduce& s, bool shared_buffers, bool in_fit) {
+    const coll::DirectPaths paths{.inline_lines = level == "node", .peers_mapped = shared_buffers};
+    const double prediction =
+        coll::predict_entry(coll::Collective::allreduce, *coll::find_algorithm(coll::Collective::allreduce, s.algorithm),
+                            comm.size(), s.bytes / kElemBytes, kElemBytes, costs, paths);
+    const double ratio = prediction / s.seconds;
+    const bool close = ratio >= 0.75 && ratio <= 1.25;
+    ++total;
+    within += close ? 1 : 0;
+    held_out += in_fit ? 0 : 1;
+    held_out_within += !in_fit && close ? 1 : 0;
+    const std::string name = s.algorithm + (shared_buffers ? " (shared)" : "");
+    std::printf("%10zu  %-20s %12.1f %12.1f %7.2f %4s\n", s.bytes, name.c_str(), s.seconds * 1e6, prediction * 1e6,
+                ratio, in_fit ? "yes" : "no");
+  };
   for (std::size_t bytes : o.validate_sizes)
     for (const std::string& name : o.validate_algorithms)
-      for (const coll::TimedAllreduce& s : measured.calls) {
-        if (s.bytes != bytes || s.algorithm != name || (name == kPeerReads && costs.peer_read == 0)) continue;
-        const double prediction =
-            coll::predict_entry(coll::Collective::allreduce, *coll::find_algorithm(coll::Collective::allreduce, name),
-                                comm.size(), bytes / kElemBytes, kElemBytes, costs, {.inline_lines = level == "node"});
-        const double ratio = prediction / s.seconds;
-        const bool in_fit = std::any_of(fitted.begin(), fitted.end(), [&](const coll::TimedAllreduce& f) {
-          return f.bytes == bytes && f.algorithm == name;
-        });
-        const bool close = ratio >= 0.75 && ratio <= 1.25;
-        ++total;
-        within += close ? 1 : 0;
-        held_out += in_fit ? 0 : 1;
-        held_out_within += !in_fit && close ? 1 : 0;
-        std::printf("%10zu  %-20s %12.1f %12.1f %7.2f %4s\n", bytes, name.c_str(), s.seconds * 1e6, prediction * 1e6,
-                    ratio, in_fit ? "yes" : "no");
-      }
+      for (const coll::TimedAllreduce& s : ordinary.measured.calls)
+        if (s.bytes == bytes && s.algorithm == name && !(name == kPeerReads && costs.peer_read == 0))
+          row(s, false, ordinary.used_by_a_fit(s));
+  for (const coll::TimedAllreduce& s : mapped.measured.calls) row(s, true, mapped.used_by_a_fit(s));
   std::printf("# %d of %d predictions within 25 %% of the measured time (%d of the %d calls no fit used)\n", within,
               total, held_out_within, held_out);
 }
@@ -234,10 +261,21 @@ void write_profile(const CalibrateOptions& o, const coll::MachineProfile& profil
 }
 
 // Where the ranks load and read each other's memory (one node, ranks not
-// outnumbering the hardware threads): peer_read and read_call, then
-// inline_call and inline_line, once the rest of the level is fitted.
-void fit_node_paths(int rank, int ranks, const Measured& measured, std::vector<coll::TimedAllreduce>& fitted,
+// outnumbering the hardware threads): line_wait from the calls over shared
+// buffers (`mapped`), then peer_read and read_call, then inline_call and
+// inline_line, once the rest of the level is fitted.
+void fit_node_paths(int rank, int ranks, const Measured& measured, const Measured& mapped,
+                    std::vector<coll::TimedAllreduce>& fitted, std::vector<coll::TimedAllreduce>& fitted_mapped,
                     coll::LevelCosts& costs) {
+  const std::vector<coll::TimedAllreduce> waits = mapped.of(std::array{kPeerReads}, kLineWaitBytes);
+  if (!waits.empty()) {
+    const double error = coll::fit_line_wait(waits, ranks, costs);
+    if (rank == 0)
+      std::printf("# peer reads over shared buffers: line_wait %.3g s per flag line waited on (RMS relative error "
+                  "%.2f over %zu calls)\n",
+                  costs.line_wait, error, waits.size());
+    fitted_mapped.insert(fitted_mapped.end(), waits.begin(), waits.end());
+  }
   const std::vector<coll::TimedAllreduce> reads = measured.of(std::array{kPeerReads}, kPeerReadBytes);
   costs.peer_read = costs.memory.peer_read = costs.read_call = 0;  // what the profile started with is not this level's
   if (!reads.empty()) {
@@ -299,9 +337,15 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
   const coll::LocalRates in_cache = measure_local_rates(kInCacheBytes);
   const coll::LocalRates in_memory = measure_local_rates(kInMemoryBytes);
   const Measured measured = measure_needs(comm, needs, o.budget_s, totals);
+  Needs mapped_needs;
+  if (!shares_cores && level == "node") {
+    mapped_needs.add(std::array{kPeerReads}, kLineWaitBytes);
+    mapped_needs.add(std::array{kPeerReads}, kMappedCheckBytes);
+  }
+  const Measured mapped = measure_needs(comm, mapped_needs, o.budget_s, totals, {.shared_buffers = true});
   const std::vector<coll::TimedAllreduce> small = measured.of(kLatencyAlgorithms, kLatencyBytes);
   const std::vector<coll::TimedAllreduce> large = measured.of(kBandwidthAlgorithms, kBandwidthBytes);
-  std::vector<coll::TimedAllreduce> fitted = small;
+  std::vector<coll::TimedAllreduce> fitted = small, fitted_mapped;
   fitted.insert(fitted.end(), large.begin(), large.end());
   if (shares_cores) {
     const double error = coll::fit_wake(fitted, ranks, threads, costs);
@@ -311,7 +355,7 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
                   ranks, threads, costs.wake, error, profile.source.c_str(), threads);
   } else {
     coll::fit_level(small, large, ranks, in_cache, in_memory, costs);
-    if (level == "node") fit_node_paths(rank, ranks, measured, fitted, costs);
+    if (level == "node") fit_node_paths(rank, ranks, measured, mapped, fitted, fitted_mapped, costs);
     fit_board(rank, ranks, measured, fitted, costs);
     if (rank == 0) print_level(level, ranks, costs);
   }
@@ -319,7 +363,7 @@ int run_calibrate(Communicator& comm, const CalibrateOptions& o) {
     write_profile(o, profile, level, ranks);
     std::printf("# written to %s (EARLYBIRD_PROFILE=%s)\n", o.output.c_str(), o.output.c_str());
   }
-  if (validating) validate(comm, o, costs, level, measured, fitted);
+  if (validating) validate(comm, o, costs, level, {measured, fitted}, {mapped, fitted_mapped});
   return totals.exit_code();
 }
 

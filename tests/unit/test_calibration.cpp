@@ -232,6 +232,32 @@ TEST_CASE("fit_peer_reads recovers the read costs that generated peer_reads time
   CHECK(costs.read_call >= 0);
 }
 
+TEST_CASE("fit_line_wait recovers the wait that generated peer_reads times over shared buffers, the rest kept") {
+  for (int ranks : {2, 4, 16}) {
+    CAPTURE(ranks);
+    LevelCosts truth{CostModel{2e-7, 1e-10, 4e-11, 3e-11, 5e-8}, 1e-6};
+    truth.model.gamma_apart = 5e-11;
+    truth.line_wait = 2.5e-7;
+    std::vector<TimedAllreduce> calls;
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{4096}})
+      calls.push_back({"peer_reads", bytes, predict_peer_reads(Collective::allreduce, ranks, bytes / 4, 4, truth, true)});
+    LevelCosts fitted = truth;
+    fitted.line_wait = 0;
+    CHECK(fit_line_wait(calls, ranks, fitted) < 1e-9);
+    CHECK(fitted.line_wait == relative(truth.line_wait, 1e-6));
+    CHECK(fitted.model == truth.model);
+    CHECK(fitted.per_call == truth.per_call);
+  }
+  // Times under what per_call and the bytes alone take: no negative wait.
+  LevelCosts costs{CostModel{1e-7, 0, 1e-10, 1e-10, 0}, 1e-5};
+  costs.line_wait = 1;
+  CHECK(fit_line_wait({{"peer_reads", 8, 1e-6}, {"peer_reads", 4096, 2e-6}}, 2, costs) > 0);
+  CHECK(costs.line_wait == 0);
+  // Nothing measured: 0, error 0.
+  CHECK(fit_line_wait({}, 2, costs) == 0);
+  CHECK(costs.line_wait == 0);
+}
+
 TEST_CASE("fit_inline_lines recovers the inline costs that generated inline_flags times, the rest kept") {
   for (int ranks : {2, 4, 16}) {
     CAPTURE(ranks);

@@ -170,6 +170,7 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   profile.network.model.beta = 3e-9;
   profile.network.per_call = 7e-6;
   profile.node.wake = 4.5e-6;
+  profile.node.line_wait = 3.5e-7;
   profile.network.ticket = 2.5e-4;
   profile.network.decision = 1.5e-4;
   profile.node.memory = {4194304, 2.5e-10, 7.5e-11, 6.5e-11};
@@ -190,6 +191,7 @@ TEST_CASE("profile file: reads back what it wrote; a bad line is named") {
   CHECK(read.network.model.beta == relative(3e-9));
   CHECK(read.network.per_call == relative(7e-6));
   CHECK(read.node.wake == relative(4.5e-6));
+  CHECK(read.node.line_wait == relative(3.5e-7));
   CHECK(read.network.ticket == relative(2.5e-4));
   CHECK(read.network.decision == relative(1.5e-4));
   CHECK(read.node.model.gamma == relative(profile.node.model.gamma));
@@ -479,30 +481,33 @@ TEST_CASE("decide_ahead: the same choices as deciding at first use, and the verb
 }
 
 // Costs with round numbers: alpha 1 us, gamma = copy = 1e-10 s/B, per_call
-// 0.5 us; a byte read 2e-10 s, 1 us per read system call.
+// 0.5 us; a byte read 2e-10 s, 1 us per read system call, 0.5 us per flag
+// line waited on (not alpha: the waits are loads).
 LevelCosts reading_costs() {
   LevelCosts costs{CostModel{1e-6, 0, 1e-10, 1e-10, 0}, 5e-7};
   costs.peer_read = 2e-10;
   costs.read_call = 1e-6;
+  costs.line_wait = 5e-7;
   return costs;
 }
 
 TEST_CASE("peer_reads' prediction: each rank's reads, folds, system calls and waits, an owner's buffer read in turn") {
   const LevelCosts costs = reading_costs();
   // allreduce, P = 4, 16 KiB: slices of 4 KiB; reads 2 x 3 slices (24576 B)
-  // at 2e-10, folds 3 slices at 1e-10, 3 x (1 chunk + 1) calls, 3 waits.
+  // at 2e-10, folds 3 slices at 1e-10, 3 x (1 chunk + 1) calls, 3 waits
+  // at 0.5 us.
   CHECK(predict_peer_reads(Collective::allreduce, 4, 4096, 4, costs) ==
-        relative(5e-7 + 3e-6 + 24576 * 2e-10 + 12288 * 1e-10 + 6e-6, 1e-12));
+        relative(5e-7 + 1.5e-6 + 24576 * 2e-10 + 12288 * 1e-10 + 6e-6, 1e-12));
   // bcast, P = 4, 16 KiB: the root's buffer is read 3 times in turn.
   CHECK(predict_peer_reads(Collective::bcast, 4, 4096, 4, costs) ==
-        relative(5e-7 + 2e-6 + 49152 * 2e-10 + 1e-6, 1e-12));
+        relative(5e-7 + 1e-6 + 49152 * 2e-10 + 1e-6, 1e-12));
   // reduce_scatter, P = 3, blocks of 256 KiB: 2 peers' blocks, 2 chunks each.
   CHECK(predict_peer_reads(Collective::reduce_scatter, 3, 65536, 4, costs) ==
-        relative(5e-7 + 2e-6 + 2 * 262144 * (2e-10 + 1e-10) + 4e-6, 1e-12));
+        relative(5e-7 + 1e-6 + 2 * 262144 * (2e-10 + 1e-10) + 4e-6, 1e-12));
   // allgather and reduce, P = 2, 1 KiB.
   CHECK(predict_peer_reads(Collective::allgather, 2, 256, 4, costs) ==
-        relative(5e-7 + 2e-6 + 1024 * 2e-10 + 1e-6, 1e-12));
-  CHECK(predict_peer_reads(Collective::reduce, 2, 256, 4, costs) == relative(5e-7 + 2e-6 + 1024 * 3e-10 + 1e-6, 1e-12));
+        relative(5e-7 + 1e-6 + 1024 * 2e-10 + 1e-6, 1e-12));
+  CHECK(predict_peer_reads(Collective::reduce, 2, 256, 4, costs) == relative(5e-7 + 1e-6 + 1024 * 3e-10 + 1e-6, 1e-12));
   CHECK(predict_peer_reads(Collective::allreduce, 1, 4096, 4, costs) == costs.per_call);
   // 4 ranks on 2 cores. allgather: every rank reads, so the work twice;
   // each rank waits twice (its owners' line 0, its readers' line 2), eight
@@ -511,15 +516,15 @@ TEST_CASE("peer_reads' prediction: each rank's reads, folds, system calls and wa
   shared.model.cores = 2;
   shared.wake = 1e-5;
   CHECK(predict_peer_reads(Collective::allgather, 4, 256, 4, shared) ==
-        relative(5e-7 + 2e-6 + 4e-5 + 2 * (3 * 1024 * 2e-10 + 3e-6), 1e-12));
+        relative(5e-7 + 1e-6 + 4e-5 + 2 * (3 * 1024 * 2e-10 + 3e-6), 1e-12));
   // reduce: the root alone reads (its work once); the root's one wait and
   // each non-root's, a chain of two: two wakes.
   CHECK(predict_peer_reads(Collective::reduce, 4, 256, 4, shared) ==
-        relative(5e-7 + 2e-6 + 2e-5 + 3 * 1024 * 3e-10 + 3e-6, 1e-12));
+        relative(5e-7 + 1e-6 + 2e-5 + 3 * 1024 * 3e-10 + 3e-6, 1e-12));
   // bcast: three readers on two cores, the root's buffer read three times
   // (the work 1.5 times that); four waits, two wakes.
   CHECK(predict_peer_reads(Collective::bcast, 4, 256, 4, shared) ==
-        relative(5e-7 + 2e-6 + 2e-5 + 1.5 * (3 * 1024 * 2e-10 + 1e-6), 1e-12));
+        relative(5e-7 + 1e-6 + 2e-5 + 1.5 * (3 * 1024 * 2e-10 + 1e-6), 1e-12));
 }
 
 TEST_CASE("peer_reads' prediction over mapped buffers: folds at gamma_apart, the rest at copy, no system call") {
@@ -528,11 +533,11 @@ TEST_CASE("peer_reads' prediction over mapped buffers: folds at gamma_apart, the
   costs.model.gamma_apart = 1.5e-10;
   // allreduce, P = 4, 16 KiB: 3 slices of 4 KiB folded, 3 more placed; 3 waits.
   CHECK(predict_peer_reads(Collective::allreduce, 4, 4096, 4, costs, true) ==
-        relative(5e-7 + 3e-6 + 12288 * 1.5e-10 + 12288 * 0.5e-10, 1e-12));
+        relative(5e-7 + 1.5e-6 + 12288 * 1.5e-10 + 12288 * 0.5e-10, 1e-12));
   // bcast, P = 4, 16 KiB: the root's buffer served 3 times, nothing folded.
-  CHECK(predict_peer_reads(Collective::bcast, 4, 4096, 4, costs, true) == relative(5e-7 + 2e-6 + 49152 * 0.5e-10, 1e-12));
+  CHECK(predict_peer_reads(Collective::bcast, 4, 4096, 4, costs, true) == relative(5e-7 + 1e-6 + 49152 * 0.5e-10, 1e-12));
   // reduce, P = 2, 1 KiB: all folded.
-  CHECK(predict_peer_reads(Collective::reduce, 2, 256, 4, costs, true) == relative(5e-7 + 2e-6 + 1024 * 1.5e-10, 1e-12));
+  CHECK(predict_peer_reads(Collective::reduce, 2, 256, 4, costs, true) == relative(5e-7 + 1e-6 + 1024 * 1.5e-10, 1e-12));
   // Loads cost less than the system calls for every collective.
   for (Collective c : kCollectives) {
     CAPTURE(to_string(c));

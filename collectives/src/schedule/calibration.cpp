@@ -258,27 +258,66 @@ double fit_inline_lines(const std::vector<TimedAllreduce>& calls, int ranks, Lev
   return std::sqrt(fit.residual / static_cast<double>(calls.size()));
 }
 
+namespace {
+
+// A cost added to predictions: the value c >= 0 with the least squares of the
+// relative errors (base[i] + c * per[i]) / measured[i] - 1 (linear in c, its
+// coefficient per[i] / measured[i]), and their RMS at that value.
+struct AddedCost {
+  double value = 0;
+  double error = 0;
+};
+
+AddedCost fit_added_cost(const std::vector<double>& base, const std::vector<double>& per,
+                         const std::vector<double>& measured) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const double a = per[i] / measured[i], b = 1 - base[i] / measured[i];
+    num += a * b;
+    den += a * a;
+  }
+  AddedCost fit;
+  fit.value = den > 0 ? std::max(0.0, num / den) : 0;
+  double sum = 0;
+  for (std::size_t i = 0; i < measured.size(); ++i)
+    sum += std::pow((base[i] + fit.value * per[i]) / measured[i] - 1, 2);
+  fit.error = measured.empty() ? 0 : std::sqrt(sum / static_cast<double>(measured.size()));
+  return fit;
+}
+
+}  // namespace
+
 double fit_board_cost(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs,
                       double LevelCosts::*board) {
   costs.*board = 0;
-  std::vector<double> schedule, measured;
+  std::vector<double> schedule, once, measured;
   for (const TimedAllreduce& call : calls) {
     const Algorithm* algorithm = find_algorithm(Collective::allreduce, call.algorithm);
     if (!algorithm) throw std::invalid_argument("calibration: no allreduce algorithm '" + call.algorithm + "'");
     schedule.push_back(predict_entry(Collective::allreduce, *algorithm, ranks, call.bytes / kElemBytes, kElemBytes, costs));
+    once.push_back(1);
     measured.push_back(call.seconds);
   }
-  // Each relative error is (schedule + cost) / measured - 1: linear in the
-  // cost, whose coefficient is 1 / measured.
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    num += (measured[i] - schedule[i]) / (measured[i] * measured[i]);
-    den += 1 / (measured[i] * measured[i]);
+  const AddedCost fit = fit_added_cost(schedule, once, measured);
+  costs.*board = fit.value;
+  return fit.error;
+}
+
+double fit_line_wait(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs) {
+  const auto predicted = [&](const TimedAllreduce& call, double line_wait) {
+    LevelCosts c = costs;
+    c.line_wait = line_wait;
+    return predict_peer_reads(Collective::allreduce, ranks, call.bytes / kElemBytes, kElemBytes, c, true);
+  };
+  std::vector<double> without, per_wait, measured;
+  for (const TimedAllreduce& call : calls) {
+    without.push_back(predicted(call, 0));
+    per_wait.push_back(predicted(call, 1) - without.back());
+    measured.push_back(call.seconds);
   }
-  costs.*board = den > 0 ? std::max(0.0, num / den) : 0;
-  double sum = 0;
-  for (std::size_t i = 0; i < calls.size(); ++i) sum += std::pow((schedule[i] + costs.*board) / measured[i] - 1, 2);
-  return calls.empty() ? 0 : std::sqrt(sum / static_cast<double>(calls.size()));
+  const AddedCost fit = fit_added_cost(without, per_wait, measured);
+  costs.line_wait = fit.value;
+  return fit.error;
 }
 
 namespace {

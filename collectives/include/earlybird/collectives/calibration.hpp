@@ -72,6 +72,15 @@ double fit_peer_reads(const std::vector<TimedAllreduce>& calls, int ranks, Level
 // the fit's RMS relative error.
 double fit_inline_lines(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
 
+// costs.line_wait from `calls`, peer_reads allreduces over buffers in the
+// peers' shared arenas (predict_peer_reads with mapped; every other
+// parameter kept, so per_call, copy and gamma_apart are fitted first): least
+// squares of the relative error through 0 of what each call took beyond its
+// prediction without waits, per wait; 0 where that is negative. Returns the
+// fit's RMS relative error. Fitted before fit_peer_reads, whose calls wait
+// on the same lines.
+double fit_line_wait(const std::vector<TimedAllreduce>& calls, int ranks, LevelCosts& costs);
+
 // One of the arrival board's costs, costs.*board (LevelCosts::ticket from
 // ticket-bound entries, then LevelCosts::decision from decided ones), from
 // `calls`, allreduces of such entries with every rank on time

@@ -44,6 +44,12 @@ struct LevelCosts {
   // leaves the peer_reads entries out.
   double peer_read = 0;
   double read_call = 0;
+  // Each flag line a peer_reads call waits on in turn, once the peer has
+  // stored it: the line crossing from the peer's core and the poll that sees
+  // it (a load of shared memory, where a schedule's alpha is a put, its flush
+  // and its flag). Fitted from peer_reads calls over shared buffers, where
+  // nothing else but per_call and the bytes' rates is charged.
+  double line_wait = 0;
   // Ranks loading each other's windows directly (the inline_flags entries
   // on their flag lines, for calls publishing up to kInlineLinesBytes):
   // inline_call seconds per call, inline_line seconds per line a rank takes
@@ -93,7 +99,7 @@ MachineProfile default_profile();
 // alpha, beta, gamma, copy, per_step, per_call, wake (LevelCosts: used where
 // a node's ranks outnumber its cores), memory_from (bytes),
 // memory_beta, memory_gamma, memory_copy; seconds and seconds per byte;
-// peer_read, memory_peer_read (seconds per byte), read_call, inline_call,
+// peer_read, memory_peer_read (seconds per byte), read_call, line_wait, inline_call,
 // inline_line and ticket (seconds)),
 // '#' starts a comment; keys not given keep their defaults. Throws
 // std::invalid_argument naming the file, the line and the problem.
@@ -133,7 +139,8 @@ double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::si
                const LevelCosts& costs, std::size_t segment_elems = 0);
 
 // The time of a peer_reads call (runtime/src/exec/peer_reads.hpp), which has
-// no schedule: per_call, alpha for each wait on a peer's flag line, and each
+// no schedule: per_call, line_wait for each wait on a peer's flag line in
+// turn (three for allreduce, two otherwise), and each
 // rank's bytes read at peer_read (memory.peer_read past the caches, where
 // given), reduced at gamma, plus read_call per
 // system call (folds read kPeerReadChunkBytes at a time). An owner's memory
