@@ -624,7 +624,7 @@ TEST_CASE("auto on a node whose ranks outnumber its cores: the model with the co
       CHECK(predict(a, 4, count, 4, node) == relative(turns + wakes * node.wake + node.per_call, 1e-9));
     }
   // The waits, not the steps, are charged: at 4 KiB a gather to one rank and
-  // a broadcast back (six waits, two in a chain) beats a binomial reduce and
+  // a broadcast back (four wakes, two in a chain) beats a binomial reduce and
   // broadcast (four in a chain), as measured on this VM at P = 4
   // (docs/benchmarks.md, "Ranks sharing cores").
   CHECK(predict(*find_algorithm(Collective::allreduce, "linear"), 4, 1024, 4, node) <

@@ -148,14 +148,20 @@ TEST_CASE("waits_on_other_ranks, by hand: along the longest chain of dependencie
   b.put(slot(1, Buffer::output, 4), slot(0, Buffer::scratch, 4));
   b.reduce(slot(0, Buffer::output, 4), slot(0, Buffer::input, 4), slot(0, Buffer::scratch, 4));
   CHECK(waits(std::move(b).finish()) == std::pair(2, 2));
-  // Two ranks put into a third, which reduces both: one wait each, two in all.
+  // Two ranks put into a third, which reduces both: two waits at one depth of
+  // the chain, which one wake finds both of.
   Builder fan_in("fan_in", 3, 4);
   for (int r : {0, 1}) {
     const Slot landing{2, Buffer::scratch, Range{4 * static_cast<std::size_t>(r), 4}};
     fan_in.put(slot(r, Buffer::input, 4), landing);
     fan_in.reduce(slot(2, Buffer::output, 4), slot(2, Buffer::output, 4), landing);
   }
-  CHECK(waits(std::move(fan_in).finish()) == std::pair(1, 2));
+  CHECK(waits(std::move(fan_in).finish()) == std::pair(1, 1));
+  // The catalogue at P = 4: a gather to rank 0 and a broadcast back (the
+  // root woken once for its three inputs, then each non-root once); the
+  // ring, each rank woken at each of its six steps.
+  CHECK(waits(find_algorithm(Collective::allreduce, "linear")->make(4, 16, {}, 4)) == std::pair(2, 4));
+  CHECK(waits(find_algorithm(Collective::allreduce, "ring")->make(4, 16, {}, 4)) == std::pair(6, 24));
   // Local steps alone wait on nobody.
   Builder local("local", 2, 4);
   local.reduce(slot(0, Buffer::output, 4), slot(0, Buffer::input, 4), slot(0, Buffer::input, 4));

@@ -13,6 +13,7 @@
 #include <functional>
 #include <limits>
 #include <queue>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -239,6 +240,7 @@ Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const Cost
 WaitsOnOthers waits_on_other_ranks(const Schedule& schedule) {
   const std::span<const Step> steps = schedule.steps();
   std::vector<int> chain(steps.size(), 0);  // waits along the longest chain into each step
+  std::set<std::pair<int, int>> woken;      // (rank, chain depth) of each wake
   WaitsOnOthers waits;
   for (StepId id = 0; id < steps.size(); ++id) {
     bool waits_here = false;
@@ -248,8 +250,9 @@ WaitsOnOthers waits_on_other_ranks(const Schedule& schedule) {
       waits_here = waits_here || other;
     }
     waits.longest = std::max(waits.longest, chain[id]);
-    waits.total += waits_here ? 1 : 0;
+    if (waits_here) woken.insert({steps[id].owner, chain[id]});
   }
+  waits.total = static_cast<int>(woken.size());
   return waits;
 }
 

@@ -104,7 +104,10 @@ Simulation simulate(const Schedule& schedule, std::size_t elem_bytes, const Cost
 
 // A schedule's waits on another rank (a step depending on a step another
 // rank ran: its rank must be woken for a peer's data): the most along any
-// chain of dependencies, and how many steps wait so, over all ranks.
+// chain of dependencies, and how many times the ranks are woken for them,
+// over all ranks: a rank's waits at one depth of the chain (its peers' data
+// of one round: a root's gather, a reader's inputs) count once, as one wake
+// finds them all.
 struct WaitsOnOthers {
   int longest = 0;
   int total = 0;
