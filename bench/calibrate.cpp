@@ -31,9 +31,10 @@
 // same calls, the other parameters kept from the profile it started from:
 // there the times measure the switches more than the hardware.
 // - line_wait, where the ranks read each other's memory (one node): peer_reads
-//   allreduces over shared buffers (loads, no system call) at 8 B-64 KiB,
-//   fitted by coll::fit_line_wait once the rest is fitted (a measurement of
-//   their own: a call form holds for every contender of a measurement);
+//   allreduces over shared buffers (loads, no system call) at 8 B and 4 KiB,
+//   fitted by coll::fit_line_wait once the rest is fitted, and at 64 KiB,
+//   validated only (a measurement of their own: a call form holds for every
+//   contender of a measurement);
 // - peer_read and read_call, where process_vm_readv is allowed besides:
 //   peer_reads allreduces at 4 KiB and the bandwidth sizes, fitted by
 //   coll::fit_peer_reads after line_wait;
