@@ -29,10 +29,12 @@ double best_seconds_of_slowest(MPI_Comm comm, int repetitions, Work work) {
   return slowest;
 }
 
-// Past a core's L2 on the project's VM (1 MiB), not past every cache: at
-// the network level these rates are under 1 % of beta, and the first touch
-// of the passes' buffers is most of the probe (on that VM 8 MiB buffers
-// took 70-100 ms of page faults, 2 MiB ones a quarter of that).
+// Past a core's L2 on the project's VM (1 MiB), not past every cache: the
+// first touch of the passes' buffers is most of the probe (on that VM 8 MiB
+// buffers took 70-100 ms of page faults, 2 MiB ones a quarter of that). On
+// Ethernet these rates are under 1 % of the network's beta; on a network of
+// 100 Gbit/s they are not, and reductions past the last-level cache cost
+// more than measured here: calibrate there (docs/algorithms.md).
 constexpr std::size_t kProbeMemoryBytes = 2u << 20;
 constexpr int kProbeMemoryRepetitions = 4;
 constexpr std::size_t kProbeLargeBytes = 256u << 10;
