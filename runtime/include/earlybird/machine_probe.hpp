@@ -29,7 +29,7 @@ MemoryRates measure_memory_rates(MPI_Comm comm, std::size_t bytes, int repetitio
 // one node, `defaults` with the network level's alpha and beta measured by
 // MPI ping-pongs between rank 0 and the first rank on another node (half
 // the median round trip of 8 bytes; the median extra time of 256 KiB one way,
-// per byte) and its gamma and copy by measure_memory_rates over 2 MiB
+// per byte) and its gamma, copy and gamma_apart by measure_memory_rates over 2 MiB
 // (source "start-up probe"); on one node nothing is measured: none. The node level and
 // both levels' per_step and per_call are the runtime's own costs, which only
 // `eb-bench calibrate` measures (on a shared window an MPI ping-pong times
