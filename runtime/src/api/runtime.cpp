@@ -121,7 +121,7 @@ Runtime::Runtime(int* argc, char*** argv, RuntimeOptions options) : impl_(std::m
   MPI_Initialized(&initialized);
   int provided = MPI_THREAD_SINGLE;
   if (!initialized) {
-    config::prefer_shared_memory_rma();
+    config::prepare_mpi_environment();
     check_mpi(PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
     impl_->owns_mpi = true;
   } else {

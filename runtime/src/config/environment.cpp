@@ -97,7 +97,10 @@ std::chrono::microseconds injected_stall_from_environment() {
   return std::chrono::microseconds(integer_or("EARLYBIRD_INJECT_STALL_US", 0, 0));
 }
 
-void prefer_shared_memory_rma() { setenv("OMPI_MCA_osc_rdma_priority", "1", 0); }
+void prepare_mpi_environment() {
+  setenv("OMPI_MCA_osc_rdma_priority", "1", 0);
+  setenv("UCX_USE_MT_MUTEX", "y", 0);
+}
 
 const char* algorithm_variable(coll::Collective collective) {
   switch (collective) {

@@ -50,10 +50,16 @@ std::size_t shared_arena_bytes_from_environment();
 // turns (a descheduled or overloaded progress thread); 0 (default): never.
 std::chrono::microseconds injected_stall_from_environment();
 
-// Open MPI picks osc/rdma for single-node windows by default; osc/sm is an
-// order of magnitude faster there (docs/design.md). Called before MPI_Init;
-// a value the user set is kept.
-void prefer_shared_memory_rma();
+// Settings for the MPI library, made before MPI_Init; a value the user set
+// is kept (docs/design.md, "RMA transport"):
+//   - OMPI_MCA_osc_rdma_priority=1: Open MPI picks osc/rdma for single-node
+//     windows by default; osc/sm is an order of magnitude faster there;
+//   - UCX_USE_MT_MUTEX=y: under MPI_THREAD_MULTIPLE, UCX guards its worker
+//     with a spinlock; the progress thread and a user thread both enter it,
+//     and where they share a CPU the one spinning waits out the holder's
+//     whole scheduler slice (4 ms stalls measured across the emulated hosts).
+//     A mutex puts the waiter to sleep instead.
+void prepare_mpi_environment();
 
 // --- the PMPI library (libearlybird_mpi.so), read at MPI_Init.
 

@@ -21,7 +21,7 @@ namespace {
 
 int init(int* argc, char*** argv, int required, int* provided) {
   const bool disabled = config::pmpi_disabled_by_environment();
-  if (!disabled) config::prefer_shared_memory_rma();
+  if (!disabled) config::prepare_mpi_environment();
   int given = MPI_THREAD_SINGLE;
   const int rc = PMPI_Init_thread(argc, argv, disabled ? required : MPI_THREAD_MULTIPLE, &given);
   if (rc != MPI_SUCCESS) return rc;
