@@ -64,6 +64,9 @@ class Drivable {
   virtual ~Drivable() = default;
   // One turn; true if it made progress.
   virtual bool help() = 0;
+  // The waiting thread stops taking turns (its work is done, or its wait
+  // timed out): whoever drives next must be told.
+  virtual void stop_helping() {}
 };
 
 // Shared completion state. complete()/fail() are called once by the runtime.

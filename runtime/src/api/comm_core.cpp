@@ -202,6 +202,7 @@ std::chrono::microseconds CommCore::caller_budget(const CollectiveCall& call) co
 Future CommCore::run_here(Pending item, std::chrono::microseconds budget) {
   const std::shared_ptr<CollectiveTask> task = item.op;
   std::shared_ptr<FutureState> future;
+  bool finished = false;
   {
     DriveHold hold(driver_, true);
     if (!hold) {
@@ -213,16 +214,16 @@ Future CommCore::run_here(Pending item, std::chrono::microseconds budget) {
       queue_.push_back(std::move(item));
       start_next();
       drive_while([&] { return active_.op == task; }, budget);
-      if (active_.op != task) return outcome_of(*task);  // retired: finished or failed
-      future = hand_over(active_);
+      finished = active_.op != task;  // retired: finished or failed
+      if (!finished) future = hand_over(active_);
     } else {
       future = hand_over(item);
       queue_.push_back(std::move(item));
     }
-    busy_.store(true, std::memory_order_relaxed);
+    if (!finished) busy_.store(true, std::memory_order_relaxed);
   }
-  wake_engine();
-  return Future(future);
+  wake_engine_if_work_left();
+  return finished ? outcome_of(*task) : Future(future);
 }
 
 std::shared_ptr<FutureState> CommCore::hand_over(Pending& pending) {
@@ -243,7 +244,6 @@ bool CommCore::fits_inline_lines(const CollectiveCall& call, const ShapeContext&
 // times as many calls past the caller-run budget).
 std::optional<Future> CommCore::run_inline_here(const CollectiveCall& call,
                                                 const std::shared_ptr<const Prepared>* prepared) {
-  bool handed_over = false;
   std::optional<Future> result;
   {
     DriveHold hold(driver_, true);
@@ -251,11 +251,20 @@ std::optional<Future> CommCore::run_inline_here(const CollectiveCall& call,
     HotShape* hot = prepared ? &hot_holding(*prepared) : hot_matching(call);
     if (!hot || (!prepared && !problem_of(call, *hot->prepared).empty())) return std::nullopt;
     hot->last_use = ++hot_uses_;
-    result = run_inline(call, *hot, handed_over);
+    result = run_inline(call, *hot);
   }
-  if (handed_over) wake_engine();
+  if (result) wake_engine_if_work_left();  // handed over: busy
   return result;
 }
+
+// A caller let go of the drive: work other threads queued meanwhile is the
+// progress thread's, which sleeps without taking the CPU from a caller
+// (ProgressEngine::set_yielding) and must be told.
+void CommCore::wake_engine_if_work_left() {
+  if (busy_.load(std::memory_order_relaxed) || driver_.has_posted()) wake_engine();
+}
+
+void CommCore::stop_helping() { wake_engine_if_work_left(); }
 
 CommCore::HotShape* CommCore::hot_matching(const CollectiveCall& call) {
   for (HotShape& hot : hot_)
@@ -281,13 +290,12 @@ CommCore::HotShape& CommCore::hot_holding(const std::shared_ptr<const Prepared>&
 // Drive held, nothing active or queued, `hot` the call's shape. The task and
 // its description are reached through pointers that own nothing: the entry
 // outlives every use (it is replaced only when idle).
-Future CommCore::run_inline(const CollectiveCall& call, HotShape& hot, bool& handed_over) {
+Future CommCore::run_inline(const CollectiveCall& call, HotShape& hot) {
   InlineCollective& task = inline_task_for(call, hot);
   if (run_inline_alone(task, hot.pending, caller_budget(call))) return outcome_of(task);
   active_ = hot.pending;
   const auto future = hand_over(active_);
   busy_.store(true, std::memory_order_relaxed);
-  handed_over = true;
   return Future(future);
 }
 

@@ -119,6 +119,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // A waiting thread's turn at the drive; false when another thread holds it
   // or nothing moved.
   bool help() override;
+  // A waiting thread stops helping: the progress thread drives what is left.
+  void stop_helping() override;
   bool urgent() const override {
     return (busy_.load(std::memory_order_relaxed) || driver_.has_posted()) && !driver_.held_by_caller();
   }
@@ -252,7 +254,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // emptied and given it.
   HotShape& hot_holding(const std::shared_ptr<const Prepared>& prepared);
   // Drive holder, idle, `hot` the call's shape.
-  Future run_inline(const CollectiveCall& call, HotShape& hot, bool& handed_over);
+  Future run_inline(const CollectiveCall& call, HotShape& hot);
   // `hot`'s task for the call: the last one re-armed with the call's buffers,
   // or a new one (a new shape, or the last one failed), with hot.pending its
   // queue entry.
@@ -291,6 +293,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   void first_call_at_creation();
   // Asks the progress thread to poll this communicator.
   void wake_engine();
+  // The same, if work is active, queued or posted (after a caller let go).
+  void wake_engine_if_work_left();
   void start_next();
   void start_active();
   // Gives `op` its sequence number (0: it exchanges nothing), notes it as

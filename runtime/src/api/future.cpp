@@ -35,11 +35,14 @@ bool FutureState::help_until(Drivable& helper, std::chrono::steady_clock::time_p
     if (helper.help()) {
       backoff.reset();
     } else {
-      if (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > deadline)
+      if (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > deadline) {
+        helper.stop_helping();
         return false;
+      }
       backoff.pause();
     }
   }
+  helper.stop_helping();
   return true;
 }
 

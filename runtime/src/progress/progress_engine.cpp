@@ -10,7 +10,9 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 
+#include <sched.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 namespace earlybird {
 namespace {
@@ -29,6 +31,10 @@ int allow_workers(int workers) {
       oneapi::tbb::global_control::max_allowed_parallelism,
       static_cast<std::size_t>(std::max(oneapi::tbb::info::default_concurrency(), 8) + 1));
   return std::max(1, workers);
+}
+
+bool any_urgent(const std::vector<std::shared_ptr<Pollable>>& active) {
+  return std::any_of(active.begin(), active.end(), [](const auto& p) { return p->urgent(); });
 }
 
 }  // namespace
@@ -84,8 +90,23 @@ void ProgressEngine::submit(std::function<void()> request) {
     std::lock_guard lock(mutex_);
     requests_.push_back(std::move(request));
     has_requests_.store(true, std::memory_order_release);
+    set_yielding(false);
   }
   wake_.notify_one();
+}
+
+void ProgressEngine::set_yielding(bool yielding) {
+  if (!may_yield_ || yielding == yielding_.load(std::memory_order_relaxed)) return;
+  const sched_param normal_priority{};
+  if (sched_setscheduler(thread_tid_, yielding ? SCHED_BATCH : SCHED_OTHER, &normal_priority) == 0)
+    yielding_.store(yielding, std::memory_order_relaxed);
+}
+
+// Progress thread: about to work or spin for an urgent collective.
+void ProgressEngine::become_prompt() {
+  if (!yielding_.load(std::memory_order_relaxed)) return;
+  std::lock_guard lock(mutex_);
+  set_yielding(false);
 }
 
 void ProgressEngine::activate(std::shared_ptr<Pollable> p) {
@@ -133,9 +154,15 @@ Pause pause_for(const std::vector<std::shared_ptr<Pollable>>& active, bool cores
 }
 
 // Sleeps as `step` says, but wakes at once when a request is submitted.
-void ProgressEngine::wait_for_request(const BackoffAction& step) {
-  if (step.kind != BackoffAction::Kind::sleep) return Backoff::perform(step);
+// `yielding`: set_yielding() for the sleep (a request submitted meanwhile
+// makes the thread prompt again).
+void ProgressEngine::wait_for_request(const BackoffAction& step, bool yielding) {
+  if (step.kind != BackoffAction::Kind::sleep) {
+    if (!yielding) become_prompt();
+    return Backoff::perform(step);
+  }
   std::unique_lock lock(mutex_);
+  if (requests_.empty()) set_yielding(yielding);
   wake_.wait_for(lock, std::chrono::microseconds(step.sleep_us), [&] { return stop_ || !requests_.empty(); });
 }
 
@@ -146,6 +173,8 @@ void ProgressEngine::run() {
   {
     std::lock_guard lock(mutex_);
     thread_id_ = std::this_thread::get_id();
+    thread_tid_ = static_cast<int>(gettid());
+    may_yield_ = topo::cores_shared();
   }
   wake_.notify_all();
   Backoff backoff(topo::cores_shared());
@@ -171,6 +200,7 @@ void ProgressEngine::run() {
       std::unique_lock lock(mutex_);
       if (stop_ && requests_.empty()) return;
       if (requests_.empty()) {
+        set_yielding(true);
         count(idle_blocks_);
         wake_.wait(lock, [&] { return stop_ || !requests_.empty(); });
       }
@@ -181,17 +211,18 @@ void ProgressEngine::run() {
       case Pause::soon:
         brief_backoff.reset();
         idle_backoff.reset();
+        become_prompt();
         backoff.pause();
         break;
       case Pause::brief:
         backoff.reset();
         idle_backoff.reset();
-        wait_for_request(brief_backoff.next());
+        wait_for_request(brief_backoff.next(), !any_urgent(active_));
         break;
       case Pause::idle:
         backoff.reset();
         brief_backoff.reset();
-        wait_for_request(idle_backoff.next());
+        wait_for_request(idle_backoff.next(), true);
         break;
     }
   }

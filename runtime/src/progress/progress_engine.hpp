@@ -95,10 +95,24 @@ class ProgressEngine {
   void run();
   bool drain_requests();
   bool poll_active();
-  void wait_for_request(const BackoffAction& step);
+  void wait_for_request(const BackoffAction& step, bool yielding);
+
+  // Where the process's threads share CPUs (topo::cores_shared()), whether a
+  // wake-up of this thread may take the CPU from the thread running there:
+  // prompt (the kernel's default class) while it has work of its own, and
+  // when a request is submitted; yielding (SCHED_BATCH: its wake-ups wait for
+  // the running thread's slice to end) while it only serves idle
+  // communicators or a user thread drives one. Then its periodic polls no
+  // longer interrupt a user thread that is running a collective itself or
+  // computing (docs/design.md, "Threads").
+  void set_yielding(bool yielding);  // under mutex_
+  void become_prompt();
 
   EngineOptions options_;
   oneapi::tbb::task_arena arena_;
+  std::atomic<bool> yielding_{false};  // written under mutex_
+  int thread_tid_ = 0;       // the progress thread's kernel id, once it runs
+  bool may_yield_ = false;   // topo::cores_shared() when the thread started
   // `task` counted as a background task: run, destroyed, then uncounted.
   std::function<void()> counted(std::function<void()> task);
   std::mutex mutex_;

@@ -1,0 +1,102 @@
+// The progress thread's scheduling class (ProgressEngine::set_yielding):
+// where the process's threads share CPUs it sleeps as SCHED_BATCH while it
+// only serves idle pollables, and runs requests and urgent pollables as
+// SCHED_OTHER; elsewhere it never changes class. A file of its own: the
+// shared case is forced with topo::note_machine_ranks, which stays for the
+// process. Every wait is bounded (kBound).
+#include <doctest/doctest.h>
+
+#include "progress/progress_engine.hpp"
+#include "topo/topology.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
+
+using namespace earlybird;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr auto kBound = 5s;
+
+// Runs `work` on the progress thread and returns its result (waits at most kBound).
+template <class Work>
+auto on_engine(ProgressEngine& engine, Work work) {
+  auto promise = std::make_shared<std::promise<decltype(work())>>();
+  auto future = promise->get_future();
+  engine.submit([promise, work]() mutable { promise->set_value(work()); });
+  REQUIRE(future.wait_for(kBound) == std::future_status::ready);
+  return future.get();
+}
+
+template <class Condition>
+bool eventually(Condition condition) {
+  const auto deadline = std::chrono::steady_clock::now() + kBound;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(100us);
+  }
+  return true;
+}
+
+int progress_thread_id(ProgressEngine& engine) {
+  return on_engine(engine, [] { return static_cast<int>(gettid()); });
+}
+
+// Polled until stopped, never progressing; urgent or only served.
+class WaitingPollable : public Pollable {
+ public:
+  explicit WaitingPollable(bool urgent) : urgent_(urgent) {}
+  bool poll(bool& still_active) override {
+    still_active = !stop_.load();
+    return false;
+  }
+  bool urgent() const override { return urgent_; }
+  void stop() { stop_.store(true); }
+
+ private:
+  bool urgent_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace
+
+TEST_CASE("a progress thread with CPUs of its own never changes class") {
+  if (topo::cores_shared()) {
+    MESSAGE("skipped: this process runs on one CPU");
+    return;
+  }
+  ProgressEngine engine(EngineOptions{1, -1});
+  const int tid = progress_thread_id(engine);
+  std::this_thread::sleep_for(2ms);  // blocked by now, with nothing to do
+  CHECK(sched_getscheduler(tid) == SCHED_OTHER);
+}
+
+TEST_CASE("where threads share CPUs: batch while idle, normal for requests and urgent work") {
+  topo::note_machine_ranks(1024);  // more ranks than cores: cores_shared() from here on
+  REQUIRE(topo::cores_shared());
+  ProgressEngine engine(EngineOptions{1, -1});
+  const int tid = progress_thread_id(engine);
+
+  CHECK(eventually([&] { return sched_getscheduler(tid) == SCHED_BATCH; }));  // blocked, nothing active
+  CHECK(on_engine(engine, [] { return sched_getscheduler(0); }) == SCHED_OTHER);  // a request switches back
+
+  auto served = std::make_shared<WaitingPollable>(false);
+  on_engine(engine, [&] { engine.activate(served); return 0; });
+  CHECK(eventually([&] { return sched_getscheduler(tid) == SCHED_BATCH; }));  // sleeping between polls
+
+  auto urgent = std::make_shared<WaitingPollable>(true);
+  on_engine(engine, [&] { engine.activate(urgent); return 0; });
+  std::this_thread::sleep_for(1ms);
+  CHECK(sched_getscheduler(tid) == SCHED_OTHER);  // backs off for urgent work, never as batch
+
+  urgent->stop();
+  served->stop();
+  CHECK(eventually([&] { return sched_getscheduler(tid) == SCHED_BATCH; }));
+}
