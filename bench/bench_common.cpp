@@ -76,7 +76,8 @@ NodeShape node_shape(MPI_Comm comm) {
 // Open MPI's transport and collective settings ("NAME=value ...").
 std::string measured_settings() {
   const char* prefixes[] = {"EARLYBIRD_",   "OMPI_MCA_coll_", "OMPI_MCA_osc_",
-                            "OMPI_MCA_btl", "OMPI_MCA_pml",   "OMPI_MCA_mpi_yield_when_idle"};
+                            "OMPI_MCA_btl", "OMPI_MCA_pml",   "OMPI_MCA_mpi_yield_when_idle",
+                            "UCX_"};
   std::string out;
   for (char** entry = environ; *entry; ++entry)
     for (const char* prefix : prefixes)
