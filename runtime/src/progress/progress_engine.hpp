@@ -47,7 +47,9 @@ class Pollable {
 //          rank sharing these cores may be sending;
 //   brief  sleep 2-128 us (Backoff::for_messages): the urgent ones only wait
 //          for messages from other machines, or a user thread drives one
-//          now (the loop takes over when it lets go, without a wake-up);
+//          now (the loop takes over when it lets go; a caller that lets go
+//          with work left also wakes it, since where threads share CPUs
+//          these sleeps yield: set_yielding);
 //   idle   sleep up to 2 ms (Backoff::idle): all are idle (transports served
 //          between collectives).
 enum class Pause { soon, brief, idle };
