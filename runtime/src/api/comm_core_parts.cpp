@@ -53,9 +53,8 @@ void CommCore::release_part(const std::shared_ptr<PartGates>& gates, std::size_t
     auto ours = [&](const Pending& pending) { return pending.op && pending.gates == gates; };
     drive_while([&] { return ours(active_) || (head_startable() && ours(queue_.front())); }, options_.caller_run);
     busy_.store(active_.op || head_startable(), std::memory_order_relaxed);
-    if (!busy_.load(std::memory_order_relaxed)) return;
   }
-  wake_engine();
+  wake_engine_if_work_left();
 }
 
 void CommCore::abandon_parts(const std::shared_ptr<PartGates>& gates) {
