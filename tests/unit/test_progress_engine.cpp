@@ -7,6 +7,7 @@
 // test's measuring window, which a correct engine passes whatever its length.
 #include <doctest/doctest.h>
 
+#include "engine_support.hpp"
 #include "progress/progress_engine.hpp"
 
 #include <atomic>
@@ -18,36 +19,12 @@
 #include <vector>
 
 using namespace earlybird;
+using namespace earlybird::engine_test;
 using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto kBound = 5s;
-
 std::unique_ptr<ProgressEngine> make_engine() { return std::make_unique<ProgressEngine>(EngineOptions{1, -1}); }
-
-template <class T>
-bool ready_within(const std::future<T>& future) {
-  return future.wait_for(kBound) == std::future_status::ready;
-}
-
-// Runs `work` on the progress thread and returns its result (waits at most kBound).
-template <class Work>
-auto on_engine(ProgressEngine& engine, Work work) {
-  using Result = decltype(work());
-  auto promise = std::make_shared<std::promise<Result>>();
-  auto future = promise->get_future();
-  engine.submit([promise, work]() mutable {
-    if constexpr (std::is_void_v<Result>) {
-      work();
-      promise->set_value();
-    } else {
-      promise->set_value(work());
-    }
-  });
-  REQUIRE(ready_within(future));
-  return future.get();
-}
 
 // Destroys `engine` on another thread; false if that took longer than kBound
 // (the thread, which owns the engine, is then left behind).
@@ -63,17 +40,6 @@ bool destroyed_within_bound(std::unique_ptr<ProgressEngine> engine) {
     return false;
   }
   destroyer.join();
-  return true;
-}
-
-// Waits (bounded) until `condition` holds; returns whether it did.
-template <class Condition>
-bool eventually(Condition condition) {
-  const auto deadline = std::chrono::steady_clock::now() + kBound;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(100us);
-  }
   return true;
 }
 

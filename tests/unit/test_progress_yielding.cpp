@@ -8,6 +8,7 @@
 // engine passes whatever their length.
 #include <doctest/doctest.h>
 
+#include "engine_support.hpp"
 #include "progress/progress_engine.hpp"
 #include "topo/topology.hpp"
 
@@ -21,31 +22,10 @@
 #include <thread>
 
 using namespace earlybird;
+using namespace earlybird::engine_test;
 using namespace std::chrono_literals;
 
 namespace {
-
-constexpr auto kBound = 5s;
-
-// Runs `work` on the progress thread and returns its result (waits at most kBound).
-template <class Work>
-auto on_engine(ProgressEngine& engine, Work work) {
-  auto promise = std::make_shared<std::promise<decltype(work())>>();
-  auto future = promise->get_future();
-  engine.submit([promise, work]() mutable { promise->set_value(work()); });
-  REQUIRE(future.wait_for(kBound) == std::future_status::ready);
-  return future.get();
-}
-
-template <class Condition>
-bool eventually(Condition condition) {
-  const auto deadline = std::chrono::steady_clock::now() + kBound;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(100us);
-  }
-  return true;
-}
 
 int progress_thread_id(ProgressEngine& engine) {
   return on_engine(engine, [] { return static_cast<int>(gettid()); });
@@ -90,11 +70,11 @@ TEST_CASE("where threads share CPUs: batch while idle, normal for requests and u
   CHECK(on_engine(engine, [] { return sched_getscheduler(0); }) == SCHED_OTHER);  // a request switches back
 
   auto served = std::make_shared<WaitingPollable>(false);
-  on_engine(engine, [&] { engine.activate(served); return 0; });
+  on_engine(engine, [&] { engine.activate(served); });
   CHECK(eventually([&] { return sched_getscheduler(tid) == SCHED_BATCH; }));  // sleeping between polls
 
   auto urgent = std::make_shared<WaitingPollable>(true);
-  on_engine(engine, [&] { engine.activate(urgent); return 0; });
+  on_engine(engine, [&] { engine.activate(urgent); });
   std::this_thread::sleep_for(1ms);
   CHECK(sched_getscheduler(tid) == SCHED_OTHER);  // backs off for urgent work, never as batch
 
