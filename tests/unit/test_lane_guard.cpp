@@ -1,7 +1,9 @@
 // LaneGuard (runtime/src/exec/lane_guard.hpp): when a rank may write a peer's
 // window lane for collective n (the peer finished n - 2), from knowledge that
-// is implied (a collective every rank had to start) or asked (the peer's done
-// word, read through the transport). Ranks are in-process transports over one
+// is implied (a collective every rank had to start), told (a peer that
+// finished a rooted collective stores it into its writers' done tables,
+// where peers are reached by messages) or asked (the peer's done word, read
+// through the transport). Ranks are in-process transports over one
 // fabric, driven from this thread.
 #include <doctest/doctest.h>
 
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -22,16 +25,28 @@ namespace {
 // The large lanes; the small and the inline lanes are eight (kInline).
 constexpr int kLanes = WindowLayout::kLanes;
 
-// `ranks` transports over one fabric, and one LaneGuard per rank.
+// `ranks` transports over one fabric, and one LaneGuard per rank; with
+// `by_messages` the transports behave as ones that reach peers by messages
+// (the guards then tell writers).
 struct World {
-  explicit World(int ranks) : fabric(std::make_shared<InProcFabric>(ranks, WindowSize{WindowLayout::kHeaderBytes, WindowLayout::kHeaderBytes})) {
-    for (int r = 0; r < ranks; ++r) transports.push_back(std::make_unique<InProcTransport>(fabric, r));
-    for (int r = 0; r < ranks; ++r) guards.push_back(std::make_unique<LaneGuard>(*transports[r], ranks));
+  explicit World(int ranks, bool by_messages = false)
+      : layout(layout_of(ranks)),
+        fabric(std::make_shared<InProcFabric>(ranks, WindowSize{layout.inline_offset(0), layout.inline_offset(0)})) {
+    for (int r = 0; r < ranks; ++r) transports.push_back(std::make_unique<InProcTransport>(fabric, r, by_messages));
+    for (int r = 0; r < ranks; ++r) guards.push_back(std::make_unique<LaneGuard>(*transports[r], layout));
+  }
+  static WindowLayout layout_of(int ranks) {
+    WindowLayout l;
+    l.ranks = ranks;
+    return l;
   }
   LaneGuard& guard(int rank) { return *guards[static_cast<std::size_t>(rank)]; }
   std::uint64_t done_word(int rank) {
     return transports[0]->load_remote(rank, WindowLayout::kDoneWordOffset);
   }
+  // What `teller` told `rank` it finished (rank's done table).
+  std::uint64_t told(int rank, int teller) { return transports[0]->load_remote(rank, layout.done_table_offset(teller)); }
+  WindowLayout layout;
   std::shared_ptr<InProcFabric> fabric;
   std::vector<std::unique_ptr<InProcTransport>> transports;
   std::vector<std::unique_ptr<LaneGuard>> guards;
@@ -205,4 +220,60 @@ TEST_CASE("a collective takes small lane n % 8 when its plan fits one, else larg
     CHECK(WindowLayout::lane_of(n, false).index == static_cast<int>(n % 2));
     CHECK(WindowLayout::lane_of(n, false).distance == WindowLayout::kLanes);
   }
+}
+
+TEST_CASE("where peers are reached by messages, a rooted collective's end is told to its writers") {
+  World world(3, true);
+  REQUIRE(world.guard(1).tells_writers());
+  const std::vector<int> writers{0, 1};  // rank 1 itself is skipped
+  world.guard(1).finished(1, false, writers);
+  CHECK(world.told(0, 1) == 0);  // not yet: at the drive holder's next idle turn
+  world.guard(1).tell_untold();
+  CHECK(world.told(0, 1) == 1);
+  CHECK(world.told(2, 1) == 0);  // not a writer
+  CHECK(world.told(1, 1) == 0);  // not itself
+  SUBCASE("the writer finds it in its table, without asking") {
+    world.guard(1).finished(2, false);  // the done word moves on; nothing told
+    CHECK(world.guard(0).make_free(1, 9, WindowLayout::kSmallLanes));  // 1 + 8: from the table
+    CHECK(last_free(world.guard(0), 1) == 3);                           // told 1, not asked 2
+  }
+  SUBCASE("at most once per kTellEvery collectives per writer, with the latest done word") {
+    for (std::uint64_t n = 2; n < 1 + LaneGuard::kTellEvery; ++n) {
+      world.guard(1).finished(n, false, writers);
+      world.guard(1).tell_untold();
+      CHECK(world.told(0, 1) == 1);
+    }
+    world.guard(1).finished(1 + LaneGuard::kTellEvery, false, writers);
+    world.guard(1).finished(2 + LaneGuard::kTellEvery, false);  // before the tell goes out
+    world.guard(1).tell_untold();
+    CHECK(world.told(0, 1) == 2 + LaneGuard::kTellEvery);
+  }
+  SUBCASE("a collective every rank started tells nobody") {
+    world.guard(1).finished(9, true, writers);
+    world.guard(1).tell_untold();
+    CHECK(world.told(0, 1) == 1);
+  }
+  SUBCASE("a table that does not free the lane still leads to asking") {
+    world.guard(1).finished(7, false);
+    CHECK(world.guard(0).make_free(1, 15, WindowLayout::kSmallLanes));  // asked: done word 7
+  }
+  SUBCASE("a lane the next tell would free is waited for, and asked for after kTellWait") {
+    world.guard(1).finished(5, false);  // done word 5; the table still says 1
+    constexpr auto kSmall = WindowLayout::kSmallLanes;
+    CHECK_FALSE(world.guard(0).make_free(1, 10, kSmall));  // needs 2; 1 + kTellEvery + 8 >= 10: wait
+    CHECK_FALSE(world.guard(0).make_free(1, 10, kSmall));
+    std::this_thread::sleep_for(LaneGuard::kTellWait);  // a span of the clock, not a synchronisation
+    CHECK(world.guard(0).make_free(1, 10, kSmall));  // asked: done word 5
+    CHECK(last_free(world.guard(0), 1) == 7);
+  }
+}
+
+TEST_CASE("over direct windows nothing is told: writers ask") {
+  World world(2);
+  CHECK_FALSE(world.guard(1).tells_writers());
+  const std::vector<int> writers{0};
+  world.guard(1).finished(3, false, writers);
+  world.guard(1).tell_untold();
+  CHECK(world.told(0, 1) == 0);
+  CHECK(last_free(world.guard(0), 1) == 2);
 }

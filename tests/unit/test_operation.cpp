@@ -157,7 +157,7 @@ constexpr std::size_t kCount = 30;
 
 // A ring allreduce of kCount int32 at P = 3, this rank at virtual rank 1.
 struct Fixture {
-  Fixture() : transport(0, kRanks, layout().total_bytes()), lanes(transport, kRanks) {}
+  Fixture() : transport(0, kRanks, layout().total_bytes()), lanes(transport, layout()) {}
   static WindowLayout layout() {
     WindowLayout l;
     l.ranks = kRanks;

@@ -43,7 +43,7 @@ CommCore::CommCore(ProgressEngine& engine, std::unique_ptr<Transport> transport,
       arrival_(*transport_, layout_, options.verbose),
       plans_(PlanCache::for_shape(size_, transport_->node_ranks(), layout_)),
       shared_shapes_(shared_shapes_for_this()),
-      lanes_(*transport_, size_) {}
+      lanes_(*transport_, layout_) {}
 
 CommCore::~CommCore() = default;
 
@@ -424,6 +424,7 @@ bool CommCore::drive() {
     progressed = true;
   }
   busy_.store(active_.op || head_startable(), std::memory_order_relaxed);
+  if (!progressed) lanes_.tell_untold();  // waiting or idle: the message delays nothing
   if (!active_.op && queue_.empty() && !drain_waiters_.empty()) {
     serving_ = false;  // close(): the caller's thread serves the transport from here on
     // Completing a waiter may let close() return and the owner drop its
@@ -514,7 +515,7 @@ void CommCore::settle(CollectiveTask& op, const Pending& entry) {
       driver_.after_release([future = entry.future, error] { future->fail(error); });
   } else {
     if (op.sequence() > 0) {
-      lanes_.finished(op.sequence(), entry.all_started);
+      lanes_.finished(op.sequence(), entry.all_started, writers_to_tell(op, entry.all_started));
       op.succeeded();
       if (entry.allreduce_bytes > 0 && active_timed_) {
         const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - active_since_;
@@ -523,6 +524,12 @@ void CommCore::settle(CollectiveTask& op, const Pending& entry) {
     }
     if (entry.last_of_call && entry.future) driver_.after_release([future = entry.future] { future->complete(); });
   }
+}
+
+std::span<const int> CommCore::writers_to_tell(const CollectiveTask& op, bool all_started) {
+  writers_.clear();
+  if (!all_started && lanes_.tells_writers()) op.add_writers(writers_);
+  return writers_;
 }
 
 std::shared_ptr<CommCore> CommCore::split(int color, int key) {

@@ -37,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -304,6 +305,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // A finished task's outcome: a failure breaks the communicator, a success
   // frees its lanes and feeds tau; `entry.future` (if any) completes.
   void settle(CollectiveTask& op, const Pending& entry);
+  // The ranks the lane guard tells that `op` finished (none unless it tells).
+  std::span<const int> writers_to_tell(const CollectiveTask& op, bool all_started);
   std::exception_ptr naming_absent_ranks(std::exception_ptr error, std::uint64_t sequence);
   void check_straggler();
   void mark_broken(const std::string& why);
@@ -342,6 +345,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   Pending active_;
   std::uint64_t next_sequence_ = 1;
   LaneGuard lanes_;
+  std::vector<int> writers_;  // writers_to_tell's, reused
   std::chrono::steady_clock::time_point active_since_;  // when active_timed_
   bool active_timed_ = false;
   bool active_reported_ = false;

@@ -11,6 +11,7 @@
 #include <exception>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace earlybird {
 
@@ -58,6 +59,11 @@ class CollectiveTask {
   virtual const std::string& description() const = 0;
   // Called once when it finished without error.
   virtual void succeeded() {}
+  // Appends the ranks that raised this rank's flags in the task (the peers
+  // that wrote into its lane), each once; the lane guard tells them when it
+  // finished (LaneGuard::finished). Tasks over direct windows append none:
+  // a peer reads their done word with a load.
+  virtual void add_writers(std::vector<int>& /*ranks*/) const {}
 
   // The watchdog's failure: fail(cause), remembered as a timeout (the
   // communicator then names the ranks that have not called the collective).

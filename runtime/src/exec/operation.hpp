@@ -96,6 +96,7 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   // The sequence number it runs under (0: it exchanges nothing).
   std::uint64_t sequence() const override { return sequence_; }
   void succeeded() override { binding_->finished(); }
+  void add_writers(std::vector<int>& ranks) const override;
 
  private:
   void run_plan();

@@ -109,6 +109,13 @@ void Operation::check_flag(std::size_t index, bool& progressed) {
     satisfy(plan_->release[i]);
 }
 
+void Operation::add_writers(std::vector<int>& ranks) const {
+  const auto begin = static_cast<std::ptrdiff_t>(ranks.size());
+  for (int source : plan_->flag_source) ranks.push_back(real_rank(source));
+  std::sort(ranks.begin() + begin, ranks.end());
+  ranks.erase(std::unique(ranks.begin() + begin, ranks.end()), ranks.end());
+}
+
 std::string Operation::missing_flags() const {
   std::vector<int> sources;
   for (std::uint32_t flag : unseen_flags_) sources.push_back(plan_->flag_source[flag]);

@@ -11,12 +11,12 @@
 // (window_size().zeroed); the scratch is never zeroed, nor a large lane's
 // pages touched, before a collective writes it.
 //
-//   [ header ][ arrival board ][ inline 0..7 ][ flags L0 | L1 | S0..S7 ][ scratch S0..S7 ][ scratch L0 | L1 ]
+//   [ header ][ arrival board ][ done table ][ inline 0..7 ][ flags L0 | L1 | S0..S7 ][ scratch S0..S7 ][ scratch L0 | L1 ]
 //
 // Header words: done (the sequence number of the last collective this rank
-// finished), entered (of the last one it started: straggler reports),
-// warm-up (target of edge()'s warm-up writes), ticket counter (used in rank
-// 0's window: arrival tickets). The arrival board's words are laid out by
+// finished, which its peers read), entered (of the last one it started:
+// straggler reports), warm-up (target of edge()'s warm-up writes), ticket
+// counter (used in rank 0's window: arrival tickets). The arrival board's words are laid out by
 // pap/arrival_board.hpp; only rank 0's is used, every rank has one so that
 // all windows have one layout.
 //
@@ -24,10 +24,12 @@
 // finished the lane's previous user, or a later collective: n-2 for a large
 // lane, n-8 for a small or an inline lane (LaneGuard, docs/design.md). Eight
 // lanes let a rooted collective (bcast, reduce), whose completion tells a
-// rank nothing about its peers, ask a peer how far it got once per seven
-// calls, not every other call: a round trip across the network where words
-// travel as messages. Flags carry the sequence number, so a flag left over
-// from n never satisfies a wait of a later collective.
+// rank nothing about its peers, learn how far a peer got once per four
+// calls, not every other call. Where words travel as messages, the peer
+// tells it unasked (the done table: one message each way, not a round trip
+// on the writer's path); elsewhere the writer reads the peer's done word.
+// Flags carry the sequence number, so a flag left over from n never
+// satisfies a wait of a later collective.
 #pragma once
 
 #include <algorithm>
@@ -63,8 +65,15 @@ struct WindowLayout {
     const std::size_t words = 8 * static_cast<std::size_t>(ranks) + 2;
     return (words * sizeof(std::uint64_t) + 63) / 64 * 64;
   }
+  // Done table: word p holds the last collective rank p told this rank it
+  // finished (LaneGuard: pushed where reading p's done word is a round
+  // trip), rounded up to 64 bytes.
+  std::size_t done_table_offset(int peer) const {
+    return kHeaderBytes + board_bytes() + static_cast<std::size_t>(peer) * sizeof(std::uint64_t);
+  }
+  std::size_t done_table_bytes() const { return (static_cast<std::size_t>(ranks) * sizeof(std::uint64_t) + 63) / 64 * 64; }
   std::size_t inline_offset(int inline_lane) const {
-    return kHeaderBytes + board_bytes() + static_cast<std::size_t>(inline_lane) * kInlineBytes;
+    return kHeaderBytes + board_bytes() + done_table_bytes() + static_cast<std::size_t>(inline_lane) * kInlineBytes;
   }
   // A small lane's share, never more than a large lane's.
   std::size_t small_flags() const { return std::min(kSmallFlags, flags_per_lane); }
