@@ -20,6 +20,7 @@
 #include <earlybird/collectives/plan.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -63,6 +64,10 @@ class FakeTransport final : public Transport {
   void post_remote_words(int, std::size_t, const std::uint64_t*, std::size_t) override {}
   std::int64_t clock_origin_ns() const override { return 0; }
   std::unique_ptr<Transport> split(int, int, WindowSize) override { return nullptr; }
+  bool waits_for_messages() const override { return by_messages.load(); }
+  bool sends_pending() override { return sends_stuck.load(); }
+  // As a transport of messages whose sends MPI has not completed.
+  std::atomic<bool> by_messages{false}, sends_stuck{false};
 
   // A peer's notification arriving in this rank's window.
   void raise(std::size_t offset, std::uint64_t value) {
@@ -341,4 +346,33 @@ TEST_CASE("a flag with another collective's signature fails the operation, namin
   const std::string what = failure_of(*op);
   CHECK(what.find("called a different collective") != std::string::npos);
   CHECK(what.find("rank 2") != std::string::npos);
+}
+
+TEST_CASE("over messages, an operation whose steps are done is not finished until its sends complete") {
+  Fixture fx;
+  fx.transport.by_messages = true;
+  fx.transport.sends_stuck = true;
+  const std::vector<int> order{2, 0, 1};
+  const auto plan = fx.ring_plan(1);
+  auto op = fx.operation(plan, std::make_unique<FakeBinding>(order, nullptr));
+  auto done = fx.run(op);
+  fx.raise_all_flags(*plan);
+  CHECK(done.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout);
+  CHECK(fx.transport.puts() == std::set<int>{1});  // the steps ran
+  fx.transport.sends_stuck = false;
+  REQUIRE(done.wait_for(kBound) == std::future_status::ready);
+  CHECK(failure_of(*op).empty());
+}
+
+TEST_CASE("the watchdog names sends MPI never completed") {
+  Fixture fx;
+  fx.transport.by_messages = true;
+  fx.transport.sends_stuck = true;
+  const auto plan = fx.ring_plan(1);
+  auto op = fx.operation(plan, std::make_unique<FakeBinding>(std::vector<int>{2, 0, 1}, nullptr),
+                         std::chrono::milliseconds(50));
+  auto done = fx.run(op);
+  fx.raise_all_flags(*plan);
+  REQUIRE(done.wait_for(kBound) == std::future_status::ready);
+  CHECK(failure_of(*op).find("has not completed its messages") != std::string::npos);
 }

@@ -46,6 +46,9 @@ Operation::Operation(std::shared_ptr<const coll::RankPlan> plan, std::shared_ptr
 
 void Operation::start(std::uint64_t sequence) {
   sequence_ = sequence;
+  // Only a transport that sends messages has sends to wait for; one that
+  // exchanges nothing sent none.
+  sends_settled_.store(sequence == 0 || !ctx_.transport->waits_for_messages(), std::memory_order_relaxed);
   const bool small = !ctx_.plan_may_change &&
                      ctx_.layout.fits_lane(true, plan_->max_scratch_elems * elem_, plan_->max_flags);
   lane_ = WindowLayout::lane_of(sequence, small);
@@ -81,7 +84,15 @@ void Operation::run_plan() {
 
 bool Operation::finished() const {
   if (inflight_tasks_.load(std::memory_order_acquire) != 0) return false;
-  return remaining_.load(std::memory_order_acquire) == 0 || failure_.failed();
+  if (failure_.failed()) return true;
+  return remaining_.load(std::memory_order_acquire) == 0 && sends_settled_.load(std::memory_order_acquire);
+}
+
+bool Operation::settle_sends() {
+  if (sends_settled_.load(std::memory_order_relaxed) || remaining_.load(std::memory_order_acquire) != 0) return false;
+  const bool settled = !ctx_.transport->sends_pending();
+  sends_settled_.store(settled, std::memory_order_release);
+  return settled;
 }
 
 std::exception_ptr Operation::error() const { return failure_.error(); }

@@ -100,6 +100,9 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
 
  private:
   void run_plan();
+  // Drive holder, once every step is done: whether the transport's sends
+  // completed (then finished()); true when that changed now.
+  bool settle_sends();
   void run_decided_plan();
   bool poll_decision();
   void dispatch(std::uint32_t step);
@@ -159,6 +162,9 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   std::vector<std::uint32_t> unseen_flags_;  // drive holder only
   std::vector<Parked> parked_;               // drive holder only
   std::atomic<std::size_t> remaining_{0};
+  // Every step done and the transport's sends complete
+  // (Transport::sends_pending): finished() waits for both. Drive holder.
+  std::atomic<bool> sends_settled_{false};
   std::atomic<int> inflight_tasks_{0};
   FirstFailure failure_;
 };

@@ -77,6 +77,7 @@ bool Operation::poll() {
     if (unseen_flags_.size() == before) ++i;  // not arrived: look at the next
     if (failure_.failed()) return true;
   }
+  progressed |= settle_sends();
   if (progressed) {
     watchdog_.progressed();
   } else {
@@ -121,6 +122,8 @@ std::string Operation::missing_flags() const {
   for (std::uint32_t flag : unseen_flags_) sources.push_back(plan_->flag_source[flag]);
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  if (sources.empty() && remaining_.load(std::memory_order_acquire) == 0)
+    return "every step done, but MPI has not completed its messages to peers";
   if (sources.empty()) return "all peers' notifications arrived, local steps did not finish";
   std::vector<std::string> names;
   for (int v : sources) names.push_back(name_of(v));

@@ -83,6 +83,7 @@ class HybridTransport final : public Transport {
   // nodes are for another node's messages, so its poller may sleep between
   // polls (a node step's flag is then seen up to one such pause late).
   bool waits_for_messages() const override { return true; }
+  bool sends_pending() override { return network_->sends_pending(); }
   // Chooses again for the part (make_mpi_transport with this communicator's
   // options): a part inside one node gets a shared window of its own.
   std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;

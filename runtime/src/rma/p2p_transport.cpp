@@ -207,6 +207,12 @@ bool P2pTransport::finish_data_receives() {
   return progressed;
 }
 
+bool P2pTransport::sends_pending() {
+  std::lock_guard lock(mutex_);
+  finish_sends();
+  return !outgoing_.empty();
+}
+
 bool P2pTransport::finish_sends() {
   bool progressed = false;
   while (!outgoing_.empty()) {

@@ -125,6 +125,7 @@ class P2pTransport final : public Transport {
   std::int64_t clock_origin_ns() const override { return clock_.origin_ns; }
   bool needs_service() const override { return true; }
   bool waits_for_messages() const override { return true; }
+  bool sends_pending() override;
   bool poll_hook() override;
   std::unique_ptr<Transport> split(int color, int key, WindowSize window) override;
   void fault_in(std::size_t offset, std::size_t bytes) override;
