@@ -45,7 +45,9 @@ struct World {
     return transports[0]->load_remote(rank, WindowLayout::kDoneWordOffset);
   }
   // What `teller` told `rank` it finished (rank's done table).
-  std::uint64_t told(int rank, int teller) { return transports[0]->load_remote(rank, layout.done_table_offset(teller)); }
+  std::uint64_t told(int rank, int teller) {
+    return transports[0]->load_remote(rank, layout.done_table_offset(teller));
+  }
   WindowLayout layout;
   std::shared_ptr<InProcFabric> fabric;
   std::vector<std::unique_ptr<InProcTransport>> transports;

@@ -424,7 +424,9 @@ bool CommCore::drive() {
     progressed = true;
   }
   busy_.store(active_.op || head_startable(), std::memory_order_relaxed);
-  if (!progressed) lanes_.tell_untold();  // waiting or idle: the message delays nothing
+  // Waiting or idle: the message delays nothing. Not once close() began:
+  // its transport may be closing on the caller's thread.
+  if (!progressed && !closed_.load(std::memory_order_acquire)) lanes_.tell_untold();
   if (!active_.op && queue_.empty() && !drain_waiters_.empty()) {
     serving_ = false;  // close(): the caller's thread serves the transport from here on
     // Completing a waiter may let close() return and the owner drop its

@@ -79,8 +79,8 @@ class LaneGuard {
       const std::uint64_t told = transport_->load_flag(layout_.done_table_offset(peer));
       known = std::max(known, told);
       if (free(peer, sequence, lanes)) return true;
-      if (told > 0 && told + kTellEvery + static_cast<std::uint64_t>(lanes) >= sequence && !waited_for_tell(peer, sequence))
-        return false;
+      const bool tell_would_free = told > 0 && told + kTellEvery + static_cast<std::uint64_t>(lanes) >= sequence;
+      if (tell_would_free && !waited_for_tell(peer, sequence)) return false;
     }
     known = std::max(known, transport_->load_remote(peer, WindowLayout::kDoneWordOffset));
     return free(peer, sequence, lanes);
@@ -114,7 +114,8 @@ class LaneGuard {
   // kernel's whole path to the peer's socket), which would otherwise delay
   // the collective's return.
   void tell_untold() {
-    for (int writer : untold_) transport_->post_remote_words(writer, layout_.done_table_offset(transport_->rank()), &done_, 1);
+    const std::size_t own_word = layout_.done_table_offset(transport_->rank());
+    for (int writer : untold_) transport_->post_remote_words(writer, own_word, &done_, 1);
     untold_.clear();
   }
 
