@@ -39,7 +39,7 @@
 //   peer_reads allreduces at 4 KiB and the bandwidth sizes, fitted by
 //   coll::fit_peer_reads after line_wait;
 // - inline_call and inline_line on a node: inline_flags allreduces from 8 B
-//   to the most the flag lines hold (1 to 40 lines per peer), fitted by
+//   to the most the flag lines hold (1 to 36 lines per peer), fitted by
 //   coll::fit_inline_lines once gamma is measured;
 // - ticket, the arrival board's cost per arrival-ordered call: arrival_chain
 //   allreduces at the latency sizes, every rank on time, against their

@@ -340,8 +340,9 @@ TEST_CASE("inline_flags' prediction: the call, the line transfers the slowest ra
   CHECK(predict_inline_lines(Collective::allreduce, 4, 25, 4, costs) == relative(1e-6 + 12e-7 + 300e-10, 1e-12));
   // reduce: the root reads 2 lines of each of 3 peers, and nobody reads its.
   CHECK(predict_inline_lines(Collective::reduce, 4, 25, 4, costs) == relative(1e-6 + 6e-7 + 300e-10, 1e-12));
-  // reduce-scatter, P = 3, blocks of 56 B: one line of each peer, one to each.
-  CHECK(predict_inline_lines(Collective::reduce_scatter, 3, 14, 4, costs) == relative(1e-6 + 4e-7 + 112e-10, 1e-12));
+  // reduce-scatter, P = 3, blocks of 56 B: of each peer the word's line and
+  // one of the block's, as many to each.
+  CHECK(predict_inline_lines(Collective::reduce_scatter, 3, 14, 4, costs) == relative(1e-6 + 8e-7 + 112e-10, 1e-12));
   // allgather places (8 lines each way per peer); bcast's root is read by 7.
   CHECK(predict_inline_lines(Collective::allgather, 4, 112, 4, costs) == relative(1e-6 + 48e-7, 1e-12));
   CHECK(predict_inline_lines(Collective::bcast, 8, 112, 4, costs) == relative(1e-6 + 56e-7, 1e-12));

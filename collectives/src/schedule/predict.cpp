@@ -356,7 +356,7 @@ struct InlineLoad {
 
 InlineLoad inline_load(Collective collective, int ranks, std::size_t m) {
   const double others = ranks - 1;
-  const double lines = std::ceil(static_cast<double>(m) / kInlineLinePayloadBytes);
+  const auto lines = static_cast<double>(inline_lines_read(inline_published(collective, ranks, m), m));
   const double folded = others * static_cast<double>(m);
   switch (collective) {
     // every rank reads and is read

@@ -4,35 +4,13 @@
 
 #include <earlybird/error.hpp>
 
-#include <algorithm>
-#include <array>
-#include <atomic>
 #include <cstring>
 
 namespace earlybird {
 
 static_assert(InlineCollective::kLines * InlineCollective::kLineBytes == WindowLayout::kInlineBytes);
-// The model prices inline_flags up to coll::kInlineLinesBytes published for
-// every element size.
-static_assert(std::ranges::all_of(std::array<std::size_t, 4>{1, 2, 4, 8}, [](std::size_t elem) {
-  return InlineCollective::capacity_elems(elem) * elem >= coll::kInlineLinesBytes;
-}));
-
-namespace {
 
 using coll::Collective;
-
-// A line's payload copied: a whole line's as one fixed-size copy (inlined
-// moves, where a copy of a size known only at run time is a call into the C
-// library per line).
-void copy_payload(std::byte* to, const std::byte* from, std::size_t bytes) {
-  if (bytes == InlineCollective::kPayloadBytes)
-    std::memcpy(to, from, InlineCollective::kPayloadBytes);
-  else
-    std::memcpy(to, from, bytes);
-}
-
-}  // namespace
 
 std::vector<std::byte*> InlineCollective::direct_windows(Transport& transport) {
   std::vector<std::byte*> windows;
@@ -60,7 +38,6 @@ InlineCollective::InlineCollective(const std::vector<std::byte*>& windows, int r
       buffers_(buffers),
       call_(call),
       elem_(size_of(buffers.type)),
-      per_line_(kPayloadBytes / elem_),
       signature_(signature & kSignatureMask),
       watchdog_(timeout),
       description_(std::move(description)) {
@@ -96,10 +73,6 @@ void InlineCollective::plan_role() {
       break;
   }
   next_ = read_begin_;
-  if (read_count_ == 0) return;
-  first_line_ = read_first_ / per_line_;
-  last_line_ = (read_first_ + read_count_ - 1) / per_line_;
-  first_at_ = read_first_ % per_line_;
 }
 
 bool InlineCollective::rearm(const void* input, void* output, const ReduceOp& op,
@@ -133,59 +106,45 @@ void InlineCollective::start(std::uint64_t sequence) {
   poll();
 }
 
-// Data first, then the line's sequence word with a release store: a reader
-// that sees the word sees the data.
+// Data first, then the sequence word with a release store: a reader that
+// sees the word sees the data.
 void InlineCollective::publish() {
-  std::byte* line = lines_of(rank_);
-  for (std::size_t first = 0; first < published_elems_; first += per_line_, line += kLineBytes) {
-    const std::size_t n = std::min(per_line_, published_elems_ - first);
-    copy_payload(line + sizeof(std::uint64_t), buffers_.input + first * elem_, n * elem_);
-    store_release(line, value_);
-  }
+  std::byte* lines = lines_of(rank_);
+  std::memcpy(lines + coll::kInlinePayloadOffset, buffers_.input, published_elems_ * elem_);
+  store_release(lines, value_);
 }
 
-// The publisher writes its lines in order, each word release-stored after
-// its data: the last line of the range carrying this sequence makes every
-// earlier line's data visible, so only that word is waited on (the data
-// lines then travel together, not one wait each). A peer that called a
-// different collective shows it on the first line (a shorter call may not
-// reach the last).
+// The sequence word in the first line, always one (never data): a peer that
+// called a different collective shows it there.
 bool InlineCollective::ready(int rank) {
-  const std::byte* lines = lines_of(rank);
-  if (load_acquire(lines + last_line_ * kLineBytes) == value_) return true;
-  for (std::size_t line : {first_line_, last_line_}) {
-    const std::uint64_t seen = load_acquire(lines + line * kLineBytes);
-    if (seen != value_ && (seen >> kSignatureBits) >= sequence_)
-      fail("rank " + std::to_string(rank) +
-           " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)");
-  }
+  const std::uint64_t seen = load_acquire(lines_of(rank));
+  if (seen == value_) return true;
+  if ((seen >> kSignatureBits) >= sequence_)
+    fail("rank " + std::to_string(rank) +
+         " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)");
   return false;
 }
 
-void InlineCollective::gather(int rank, std::byte* to) const {
-  const std::byte* line = lines_of(rank) + first_line_ * kLineBytes;
-  std::size_t at = first_at_;
-  for (std::size_t left = read_count_; left > 0; line += kLineBytes, at = 0) {
-    const std::size_t take = std::min(per_line_ - at, left);
-    copy_payload(to, line + sizeof(std::uint64_t) + at * elem_, take * elem_);
-    to += take * elem_;
-    left -= take;
-  }
+const std::byte* InlineCollective::part_of(int rank) const {
+  return lines_of(rank) + coll::kInlinePayloadOffset + read_first_ * elem_;
 }
 
 // Fold: output = ((x0 op x1) op x2) ... in rank order, this rank's own part
 // read from its lines too (the output may be its input). Place: rank k's
 // part goes to its block of the output (allgather) or to all of it (bcast).
 void InlineCollective::take(int rank) {
+  const std::size_t bytes = read_count_ * elem_;
   if (!fold_) {
     const std::size_t block = call_.collective == Collective::allgather ? static_cast<std::size_t>(rank) : 0;
-    return gather(rank, buffers_.output + block * read_count_ * elem_);
+    std::memcpy(buffers_.output + block * bytes, part_of(rank), bytes);
+    return;
   }
   if (rank == rank_ && own_from_input_) return fold_own_input();
-  if (rank == read_begin_) return gather(rank, buffers_.output);
-  alignas(16) std::array<std::byte, kLines * kPayloadBytes> part;
-  gather(rank, part.data());
-  buffers_.op.apply(buffers_.type, buffers_.output, buffers_.output, part.data(), read_count_);
+  if (rank == read_begin_) {
+    std::memcpy(buffers_.output, part_of(rank), bytes);
+    return;
+  }
+  buffers_.op.apply(buffers_.type, buffers_.output, buffers_.output, part_of(rank), read_count_);
 }
 
 void InlineCollective::fold_own_input() {

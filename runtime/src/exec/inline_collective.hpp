@@ -5,13 +5,16 @@
 // ranks).
 //
 // A publishing rank writes its vector into its own window, in the inline
-// lines of the collective's lane (WindowLayout), as 64-byte cache lines: a
-// sequence word (the collective's flag value: sequence and signature) and
-// up to 56 data bytes, the word release-stored after the data. One writer per
-// line, no MPI call, no flag apart from the data. A reading rank takes an
-// element range of each rank it reads, as soon as the lines holding it carry
-// this sequence, and either folds them into its output in rank order (the
-// same bits on every rank, any operator) or places them in its output:
+// lines of the collective's lane (WindowLayout): its data, contiguous, after
+// a sequence word (the collective's flag value: sequence and signature) at
+// the lines' start, the word release-stored after the data. The first 56
+// bytes share the word's cache line; the data moves as one stream (a word
+// in every line, as until 2026-12-02, cost 1.6-2x the time from 1 KiB on:
+// docs/benchmarks.md, "The inline lines: one word, contiguous data"). One
+// writer per line, no MPI call. A reading rank waits on the word of each
+// rank it reads, then takes an element range of that rank's data straight
+// from its lines into its output, folded in rank order (the same bits on
+// every rank, any operator) or placed:
 //
 //   collective      publishes           reads                          into output
 //   allreduce       every rank: input   every rank: all                fold
@@ -25,9 +28,10 @@
 //   part, folded first, overwrites the input, so the root keeps a copy in
 //   its lines as the others do.
 //
-// Cost: one write of the published vector, one line transfer per peer per 56
-// bytes read; no round waits on another rank's partial result.
-// Limitations: published vector <= 2240 bytes (40 lines of 56 bytes).
+// Cost: one write of the published vector, per peer read one line transfer
+// per 64 bytes from the word on (coll::inline_lines_read); no round waits on
+// another rank's partial result.
+// Limitations: published vector <= 2240 bytes (36 of the lane's 40 lines).
 //
 // Lane reuse: collective n uses inline lane n % 8 (WindowLayout); a rank
 // rewrites it for n + 8 only once every peer is known to have finished n
@@ -37,7 +41,7 @@
 //
 // state       waits for                                     then
 // guarding    every peer free for this sequence (publishers)  write own lines
-// reading     rank next_'s lines carry this sequence           fold or place it; next_++
+// reading     rank next_'s word carries this sequence           fold or place it; next_++
 // done        next_ past the last rank read
 #pragma once
 
@@ -60,13 +64,10 @@ namespace earlybird {
 
 class InlineCollective final : public CollectiveTask {
  public:
-  static constexpr std::size_t kLineBytes = 64;
+  static constexpr std::size_t kLineBytes = coll::kInlineLineBytes;
   static constexpr std::size_t kLines = coll::kInlineLines;
-  static constexpr std::size_t kPayloadBytes = kLineBytes - sizeof(std::uint64_t);
-  static_assert(kPayloadBytes == coll::kInlineLinePayloadBytes);
-  // Elements of `elem_bytes` one rank may publish (no element straddles two
-  // lines).
-  static constexpr std::size_t capacity_elems(std::size_t elem_bytes) { return kLines * (kPayloadBytes / elem_bytes); }
+  // Elements of `elem_bytes` one rank may publish (what the model prices).
+  static constexpr std::size_t capacity_elems(std::size_t elem_bytes) { return coll::kInlineLinesBytes / elem_bytes; }
   // Every rank's window when `transport` reaches them all directly; empty
   // otherwise.
   static std::vector<std::byte*> direct_windows(Transport& transport);
@@ -104,14 +105,14 @@ class InlineCollective final : public CollectiveTask {
   void plan_role();
   void publish();
   std::byte* lines_of(int rank) const { return (*windows_)[static_cast<std::size_t>(rank)] + lane_offset_; }
-  // True when the lines holding what this rank reads of `rank` carry this
-  // collective's flag value; fails the task on a line from another call.
+  // True when `rank`'s sequence word carries this collective's flag value;
+  // fails the task on a word from another call.
   bool ready(int rank);
   // What this rank reads of `rank` is there: its input (reduce's root, its
   // own part) or `rank`'s lines (ready()).
   bool readable(int rank) { return (rank == rank_ && own_from_input_) || ready(rank); }
-  // Copies the elements this rank reads of `rank`'s lines to `to`.
-  void gather(int rank, std::byte* to) const;
+  // The elements this rank reads of `rank`'s lines.
+  const std::byte* part_of(int rank) const;
   void take(int rank);
   // Reduce's root, its own part: straight from its input.
   void fold_own_input();
@@ -125,7 +126,6 @@ class InlineCollective final : public CollectiveTask {
   OperationBuffers buffers_;
   Call call_;
   std::size_t elem_;
-  std::size_t per_line_;  // elements per line
   std::uint64_t signature_;
   Watchdog watchdog_;
   std::shared_ptr<const std::string> description_;
@@ -135,9 +135,6 @@ class InlineCollective final : public CollectiveTask {
   std::size_t published_elems_ = 0;
   int read_begin_ = 0, read_end_ = 0;  // ranks read, in rank order
   std::size_t read_first_ = 0, read_count_ = 0;  // element range read of each
-  // Where that range lies in the lines: its first and last line, and its
-  // first element's place in the first (divisions done once per shape).
-  std::size_t first_line_ = 0, last_line_ = 0, first_at_ = 0;
   bool fold_ = false;  // fold (reductions) or place (allgather, bcast)
 
   std::uint64_t sequence_ = 0;

@@ -96,8 +96,11 @@ PeerReads::Piece PeerReads::piece_of(int rank) const {
   }
 }
 
+static_assert(coll::kInlinePayloadOffset + coll::kInlineLinesBytes <=
+              (coll::kInlineLines - 2) * coll::kInlineLineBytes);
+
 std::byte* PeerReads::line(int rank, Line which) const {
-  return (*windows_)[static_cast<std::size_t>(rank)] + lane_offset_ + which * 64;
+  return (*windows_)[static_cast<std::size_t>(rank)] + lane_offset_ + which * coll::kInlineLineBytes;
 }
 
 void PeerReads::write_line(Line which, std::uintptr_t input, std::uintptr_t output) {

@@ -9,9 +9,11 @@
 // Published in the rank's own inline lane of the collective (WindowLayout:
 // sequence n uses inline lane n % 8), one writer per line, each line's first
 // word the collective's flag value, release-stored after the rest:
-//   line 0  where: the input and output addresses
-//   line 1  reduced: this rank's slice of an allreduce is final
-//   line 2  read: this rank has read all it reads of the others' buffers
+//   line 0   where: the input and output addresses
+//   line 38  reduced: this rank's slice of an allreduce is final
+//   line 39  read: this rank has read all it reads of the others' buffers
+// (the last two lines of the lane: an inline call on the lane before wrote
+// data into the lines between, never into these).
 //
 //   collective      reads                                           into output
 //   allgather       every peer's input                              place at k x count
@@ -112,7 +114,9 @@ class PeerReads final : public CollectiveTask {
  private:
   using Clock = std::chrono::steady_clock;
   enum class Stage { guarding, reading, placing, releasing, withdrawing, done };
-  enum Line : std::size_t { kWhere = 0, kReduced = 1, kRead = 2 };
+  // Lines of the lane whose first word is never an inline call's data (the
+  // inline lines' data ends before the last two).
+  enum Line : std::size_t { kWhere = 0, kReduced = coll::kInlineLines - 2, kRead = coll::kInlineLines - 1 };
   struct Where {
     std::uintptr_t input = 0, output = 0;
   };

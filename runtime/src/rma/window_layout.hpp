@@ -54,7 +54,7 @@ struct WindowLayout {
   static constexpr std::size_t kWarmUpWordOffset = 16;
   static constexpr std::size_t kTicketCounterOffset = 24;
   static constexpr std::size_t kBoardOffset = kHeaderBytes;
-  static constexpr std::size_t kInlineBytes = coll::kInlineLines * 64;  // per inline lane: its cache lines
+  static constexpr std::size_t kInlineBytes = coll::kInlineLines * coll::kInlineLineBytes;  // per inline lane: its cache lines
   int ranks = 1;
   std::size_t flags_per_lane = 0;
   std::size_t scratch_bytes = 0;  // per lane, a multiple of 64

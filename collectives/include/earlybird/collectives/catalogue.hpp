@@ -97,17 +97,29 @@ enum class Executor : std::uint8_t {
                  // user buffers (process_vm_readv; runtime/src/exec/peer_reads.hpp)
 };
 
-// The inline_lines executor's lines: each rank publishes on kInlineLines
-// cache lines of kInlineLinePayloadBytes data bytes (and a sequence word),
-// so a call runs there when what one rank publishes fits kInlineLinesBytes,
-// for every element size up to 8 bytes (runtime/src/exec/inline_collective.hpp).
-// 40 lines hold 2 KiB and a little more; `auto` decides by the model where
-// they beat a schedule (on this VM at P = 2: bcast to 2 KiB, reduce to
-// 1 KiB, allreduce to ~512 bytes; 8 lines until 2026-11-27, 20 until
-// 2026-11-28, docs/benchmarks.md).
+// The inline_lines executor's lines: each rank publishes on up to
+// kInlineLines cache lines of kInlineLineBytes, a sequence word and then the
+// data, contiguous (runtime/src/exec/inline_collective.hpp; the first
+// kInlineLinePayloadBytes share the word's line). A call runs there when
+// what one rank publishes fits kInlineLinesBytes, for every element size up
+// to 8 bytes. `auto` decides by the model where they beat a schedule (8
+// lines until 2026-11-27, 20 until 2026-11-28; a word in every line until
+// 2026-12-02, docs/benchmarks.md).
 constexpr std::size_t kInlineLines = 40;
-constexpr std::size_t kInlineLinePayloadBytes = 56;
-constexpr std::size_t kInlineLinesBytes = kInlineLines * kInlineLinePayloadBytes;
+constexpr std::size_t kInlineLineBytes = 64;
+constexpr std::size_t kInlineLinePayloadBytes = kInlineLineBytes - sizeof(std::uint64_t);
+constexpr std::size_t kInlineLinesBytes = 2240;
+// Where a rank's data starts in its lines: after the word.
+constexpr std::size_t kInlinePayloadOffset = sizeof(std::uint64_t);
+// The lines a reader takes of a peer that publishes `published_bytes`, to
+// read `read_bytes` of them: from the word's line on when it reads all of
+// them, else the word's line and the lines of its range (counted from a
+// line's start: reduce-scatter's block r may straddle one more).
+constexpr std::size_t inline_lines_read(std::size_t published_bytes, std::size_t read_bytes) {
+  if (read_bytes >= published_bytes)
+    return (kInlinePayloadOffset + read_bytes + kInlineLineBytes - 1) / kInlineLineBytes;
+  return 1 + (read_bytes + kInlineLineBytes - 1) / kInlineLineBytes;
+}
 // What one rank publishes in `collective` of `amount` (bytes or elements)
 // per rank, or per block for allgather and reduce-scatter: reduce-scatter
 // publishes its P blocks.
