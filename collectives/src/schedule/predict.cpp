@@ -127,8 +127,14 @@ MachineProfile default_profile() {
   profile.node.peer_read = 1.198e-10;
   profile.node.read_call = 3.264e-6;
   profile.node.line_wait = 2.595e-7;
-  profile.node.inline_call = 5.739e-7;
-  profile.node.inline_line = 2.084e-8;
+  // inline_call, inline_line: the inline lines' new layout (one word, then
+  // the data), eb-bench calibrate at P = 2, 2026-12-02: of eight runs the
+  // one whose per_call + alpha (0.99 us) came nearest the parameters above
+  // (1.07 us). This VM's runs fall in two phases: per_call + alpha
+  // 0.70-1.00 us with inline_line 2.9-6.7 ns, and 1.28-1.66 us with 20-30
+  // ns (docs/benchmarks.md, "The inline lines: one word, contiguous data").
+  profile.node.inline_call = 4.069e-7;
+  profile.node.inline_line = 5.713e-9;
   profile.node.ticket = 8.035e-7;
   profile.node.decision = 8.313e-7;
   // wake: eb-bench calibrate at P = 4 on the same VM (4 ranks on 2 cores)
