@@ -99,15 +99,14 @@ enum class Executor : std::uint8_t {
 
 // The inline_lines executor's lines: each rank publishes on up to
 // kInlineLines cache lines of kInlineLineBytes, a sequence word and then the
-// data, contiguous (runtime/src/exec/inline_collective.hpp; the first
-// kInlineLinePayloadBytes share the word's line). A call runs there when
+// data, contiguous (runtime/src/exec/inline_collective.hpp; the first 56
+// bytes share the word's line). A call runs there when
 // what one rank publishes fits kInlineLinesBytes, for every element size up
 // to 8 bytes. `auto` decides by the model where they beat a schedule (8
 // lines until 2026-11-27, 20 until 2026-11-28; a word in every line until
 // 2026-12-02, docs/benchmarks.md).
 constexpr std::size_t kInlineLines = 40;
 constexpr std::size_t kInlineLineBytes = 64;
-constexpr std::size_t kInlineLinePayloadBytes = kInlineLineBytes - sizeof(std::uint64_t);
 constexpr std::size_t kInlineLinesBytes = 2240;
 // Where a rank's data starts in its lines: after the word.
 constexpr std::size_t kInlinePayloadOffset = sizeof(std::uint64_t);
