@@ -4,17 +4,22 @@
 // multihost tier) the network level is measured (alpha, beta, gamma and copy
 // positive and finite) and the node level keeps the defaults. An allreduce
 // chosen with the profile is exact. MPI is initialised here, so it outlives
-// the Runtime.
+// the Runtime. The calibration's pass past the caches (past_caches_bytes)
+// is at least its floor and at least as large as the largest data or unified cache
+// Linux lists for CPU 0 (sysfs, read here independently of hwloc).
 #include "../common/oracle.hpp"
 #include "mpi_check.hpp"
 
 #include <earlybird/earlybird.hpp>
+#include <earlybird/machine_probe.hpp>
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -54,6 +59,39 @@ bool spans_nodes() {
   int fewer = local < all ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &fewer, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return fewer != 0;
+}
+
+// Bytes in a sysfs cache size such as "32768K"; 0 when unreadable.
+std::size_t sysfs_size_bytes(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t value = 0;
+  char unit = 0;
+  if (!(in >> value)) return 0;
+  in >> unit;
+  return unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : value;
+}
+
+// The largest data or unified cache of CPU 0 in sysfs; 0 when sysfs lists none.
+std::size_t largest_sysfs_cache_bytes() {
+  std::size_t largest = 0;
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream type_file(dir + "type");
+    std::string type;
+    if (!(type_file >> type)) continue;
+    if (type == "Data" || type == "Unified") largest = std::max(largest, sysfs_size_bytes(dir + "size"));
+  }
+  return largest;
+}
+
+void check_past_caches_pass(MpiCheck& check) {
+  constexpr std::size_t floor = 8u << 20;
+  check.expect(past_caches_bytes(floor) >= floor, "the pass past the caches is at least its floor");
+  const std::size_t sysfs = largest_sysfs_cache_bytes();
+  if (sysfs == 0) return;  // no sysfs cache list: nothing independent to compare with
+  check.expect(past_caches_bytes(1) >= sysfs, "the pass past the caches spans the last-level cache: " +
+                                                  std::to_string(past_caches_bytes(1)) + " bytes, sysfs " +
+                                                  std::to_string(sysfs));
 }
 
 bool positive_and_finite(double x) { return std::isfinite(x) && x > 0; }
@@ -96,6 +134,7 @@ int main(int argc, char** argv) {
     {
       Runtime runtime(&argc, &argv);
       check_profile(runtime.cost_profile(), check);
+      check_past_caches_pass(check);
       Communicator world = runtime.world();
       for (std::size_t count : {std::size_t{1}, std::size_t{3000}, std::size_t{300000}}) {
         std::vector<float> v = make_input<float>(world.rank(), count, Op::sum);

@@ -25,6 +25,11 @@ struct MemoryRates {
 // of `repetitions` per rank; the slowest rank's best. Collective over comm.
 MemoryRates measure_memory_rates(MPI_Comm comm, std::size_t bytes, int repetitions);
 
+// Bytes per buffer for a pass of measure_memory_rates that measures memory,
+// not a cache: this machine's last-level cache (hwloc), at least `floor`
+// (a rank's three buffers then hold three times what the cache can).
+std::size_t past_caches_bytes(std::size_t floor);
+
 // The start-up probe, collective over `world`: when `world` spans more than
 // one node, `defaults` with the network level's alpha and beta measured by
 // MPI ping-pongs between rank 0 and the first rank on another node (half

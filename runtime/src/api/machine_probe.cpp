@@ -4,6 +4,7 @@
 #include <earlybird/machine_probe.hpp>
 
 #include "base/reduce_kernels.hpp"
+#include "topo/topology.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -118,6 +119,8 @@ MemoryRates measure_memory_rates(MPI_Comm comm, std::size_t bytes, int repetitio
   const double moved = static_cast<double>(n * sizeof(float));
   return {copy_s / moved, reduce_s / moved, reduce_apart_s / moved};
 }
+
+std::size_t past_caches_bytes(std::size_t floor) { return std::max(floor, topo::last_level_cache_bytes()); }
 
 std::optional<coll::MachineProfile> probe_machine(MPI_Comm world, const coll::MachineProfile& defaults) {
   const int peer = first_rank_off_node_zero(world);

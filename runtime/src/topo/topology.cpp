@@ -30,6 +30,18 @@ int core_count() {
   return std::max(1, hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE));
 }
 
+std::size_t last_level_cache_bytes() {
+  hwloc_topology_t t = topology();
+  std::size_t largest = 0;
+  if (!t) return largest;
+  for (int depth = 0; depth < hwloc_topology_get_depth(t); ++depth)
+    for (hwloc_obj_t obj = hwloc_get_next_obj_by_depth(t, depth, nullptr); obj;
+         obj = hwloc_get_next_obj_by_depth(t, depth, obj))
+      if (hwloc_obj_type_is_dcache(obj->type) && obj->attr)
+        largest = std::max(largest, static_cast<std::size_t>(obj->attr->cache.size));
+  return largest;
+}
+
 bool bind_this_thread_to_cpu(int cpu) {
   if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
   cpu_set_t set;

@@ -1,12 +1,16 @@
 // Machine topology through hwloc: core counts and thread binding.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace earlybird::topo {
 
 // Physical cores of this machine (at least 1).
 int core_count();
+// The largest data or unified cache of this machine, in bytes (the last
+// level, shared by the cores under it); 0 where hwloc does not say.
+std::size_t last_level_cache_bytes();
 // Binds the calling thread to the operating system's CPU `cpu`. Returns
 // false when it cannot (binding is an optimisation, never required).
 bool bind_this_thread_to_cpu(int cpu);
