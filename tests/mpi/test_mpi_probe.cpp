@@ -5,8 +5,8 @@
 // positive and finite) and the node level keeps the defaults. An allreduce
 // chosen with the profile is exact. MPI is initialised here, so it outlives
 // the Runtime. The calibration's pass past the caches (past_caches_bytes)
-// is at least its floor and at least as large as the largest data or unified cache
-// Linux lists for CPU 0 (sysfs, read here independently of hwloc).
+// is at least its floor and at least as large as the largest data or
+// unified cache Linux lists for CPU 0 (sysfs, read independently of hwloc).
 #include "../common/oracle.hpp"
 #include "mpi_check.hpp"
 

@@ -1,4 +1,4 @@
-// Machine topology through hwloc: core counts and thread binding.
+// Machine topology through hwloc: core counts, the last-level cache and thread binding.
 #pragma once
 
 #include <cstddef>
