@@ -359,3 +359,59 @@ TEST_CASE("peer reads with a late rank: commutative folds in arrival order stay 
     failures.report();
   }
 }
+
+// Calls that disagree on the root, or on which rooted collective it is,
+// where every rank only publishes and none reads: two bcast roots, reduces
+// whose roots are each other, a bcast root beside a reduce's non-root. No
+// rank may return its buffer as if the call had matched: some rank fails,
+// naming the mismatch (exec/silent_role.hpp) on the inline lines and in a
+// tree; peer_reads' roots wait for their readers, so its watchdog fires.
+TEST_CASE("rooted calls that disagree where no rank reads are reported, not silently done") {
+  struct Case {
+    const char* what;
+    int ranks;
+    bool bcast[3];  // per rank: bcast, else reduce
+    int root[3];    // per rank
+  };
+  constexpr Case kCases[] = {
+      {"bcast roots 0 and 1", 2, {true, true}, {0, 1}},
+      {"bcast roots 0, 0 and 2", 3, {true, true, true}, {0, 0, 2}},
+      {"reduce roots 1 and 0", 2, {false, false}, {1, 0}},
+      {"bcast root 0 beside reduce root 0", 2, {true, false}, {0, 0}},
+  };
+  for (std::string_view algorithm : {"inline_flags", "binomial", "peer_reads"}) {
+    for (const Case& c : kCases) {
+      CAPTURE(algorithm);
+      CAPTURE(c.what);
+      SimOptions options;
+      options.timeout = std::chrono::milliseconds(1000);
+      SimWorld world(c.ranks, options);
+      std::vector<std::string> errors(static_cast<std::size_t>(c.ranks));
+      const std::size_t count = algorithm == "peer_reads" ? 5000 : 4;
+      world.run([&](int rank, Communicator& comm) {
+        const auto r = static_cast<std::size_t>(rank);
+        std::vector<std::int32_t> in(count, rank + 1), out(count, -1);
+        // Each rank calls its collective twice: a second call must not
+        // complete the first's mismatch either.
+        for (int call = 0; call < 2 && errors[r].empty(); ++call) {
+          const Future f = c.bcast[r] ? comm.bcast(std::span<std::int32_t>(in), c.root[r], named(algorithm))
+                                      : comm.reduce(std::span<const std::int32_t>(in), std::span<std::int32_t>(out),
+                                                    Op::sum, c.root[r], named(algorithm));
+          try {
+            wait_bounded(f, rank, c.what);
+          } catch (const Error& e) {
+            errors[r] = e.what();
+          }
+        }
+      });
+      int failed = 0;
+      bool named_mismatch = false;
+      for (const std::string& e : errors) {
+        failed += !e.empty();
+        named_mismatch |= e.find("different collective") != std::string::npos;
+      }
+      CHECK(failed > 0);
+      if (algorithm != "peer_reads") CHECK(named_mismatch);  // peer_reads: the watchdog, on a rank that waits
+    }
+  }
+}

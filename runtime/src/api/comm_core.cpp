@@ -4,6 +4,7 @@
 #include "../pap/arrival_policy.hpp"
 #include "../pap/global_clock.hpp"
 #include "../base/backoff.hpp"
+#include "../exec/silent_role.hpp"
 #include "../topo/topology.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
@@ -505,7 +506,23 @@ void CommCore::retire() {
   active_ = Pending{};
 }
 
+// A task in which this rank received nothing compares its call with its
+// peers' on direct windows (exec/silent_role.hpp). The word it stores is in
+// the inline lane of its sequence, which a peer may still read for the
+// sequence 8 before: where that is not known to be over (a root running far
+// ahead of some peer) the check is left out for this call.
+void CommCore::check_silent_role(CollectiveTask& op) {
+  const std::optional<std::uint64_t> value = op.silent_flag_value();
+  if (!value || !direct() || op.error()) return;
+  const std::uint64_t sequence = op.sequence();
+  if (!lanes_.all_free(rank_, sequence, WindowLayout::kInlineLanes)) return;
+  const std::size_t lane = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kInlineLanes));
+  if (const int peer = disagreeing_peer(direct_windows_, rank_, lane, *value); peer >= 0)
+    op.fail(different_collective("rank " + std::to_string(peer)));
+}
+
 void CommCore::settle(CollectiveTask& op, const Pending& entry) {
+  if (op.sequence() > 0) check_silent_role(op);
   if (auto error = op.error()) {
     if (op.timed_out() && op.sequence() > 0) error = naming_absent_ranks(error, op.sequence());
     try {

@@ -305,6 +305,9 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // A finished task's outcome: a failure breaks the communicator, a success
   // frees its lanes and feeds tau; `entry.future` (if any) completes.
   void settle(CollectiveTask& op, const Pending& entry);
+  // settle's first step: a task in which this rank received nothing fails
+  // if a peer's word shows it called a different collective.
+  void check_silent_role(CollectiveTask& op);
   // The ranks the lane guard tells that `op` finished (none unless it tells).
   std::span<const int> writers_to_tell(const CollectiveTask& op, bool all_started);
   std::exception_ptr naming_absent_ranks(std::exception_ptr error, std::uint64_t sequence);

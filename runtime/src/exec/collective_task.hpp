@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,11 @@ class CollectiveTask {
   // finished (LaneGuard::finished). Tasks over direct windows append none:
   // a peer reads their done word with a load.
   virtual void add_writers(std::vector<int>& /*ranks*/) const {}
+  // Where this rank receives nothing from its peers in the task (a bcast's
+  // root, a reduce's non-root): the flag value its call carries, so that the
+  // communicator can compare it with its peers' (exec/silent_role.hpp); none
+  // where it receives something (then it sees a disagreeing peer itself).
+  virtual std::optional<std::uint64_t> silent_flag_value() const { return std::nullopt; }
 
   // The watchdog's failure: fail(cause), remembered as a timeout (the
   // communicator then names the ranks that have not called the collective).

@@ -120,8 +120,7 @@ bool InlineCollective::ready(int rank) {
   const std::uint64_t seen = load_acquire(lines_of(rank));
   if (seen == value_) return true;
   if ((seen >> kSignatureBits) >= sequence_)
-    fail("rank " + std::to_string(rank) +
-         " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)");
+    fail(different_collective("rank " + std::to_string(rank)));
   return false;
 }
 

@@ -99,6 +99,10 @@ class InlineCollective final : public CollectiveTask {
   void fail(const std::string& cause) override;
   std::uint64_t sequence() const override { return sequence_; }
   const std::string& description() const override { return *description_; }
+  std::optional<std::uint64_t> silent_flag_value() const override {
+    if (!publishes_ || read_begin_ < read_end_) return std::nullopt;
+    return value_;
+  }
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -96,6 +96,10 @@ class Operation final : public CollectiveTask, public std::enable_shared_from_th
   // The sequence number it runs under (0: it exchanges nothing).
   std::uint64_t sequence() const override { return sequence_; }
   void succeeded() override { binding_->finished(); }
+  std::optional<std::uint64_t> silent_flag_value() const override {
+    if (plan_->flags > 0) return std::nullopt;
+    return flag_value(sequence_, signature_);
+  }
   void add_writers(std::vector<int>& ranks) const override;
 
  private:

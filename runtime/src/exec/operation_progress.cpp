@@ -99,8 +99,7 @@ void Operation::check_flag(std::size_t index, bool& progressed) {
   const std::uint64_t seen_sequence = value >> kSignatureBits;
   if (seen_sequence < sequence_) return;
   if (seen_sequence > sequence_ || (value & kSignatureMask) != signature_) {
-    fail(name_of(plan_->flag_source[flag]) +
-         " called a different collective (count, type, op or algorithm differ, or calls are out of order)");
+    fail(different_collective(name_of(plan_->flag_source[flag])));
     return;
   }
   unseen_flags_[index] = unseen_flags_.back();

@@ -120,8 +120,7 @@ bool PeerReads::line_ready(int rank, Line which) {
   if (seen == flag_value(sequence_, kWithdrawn))
     fail("rank " + std::to_string(rank) + " failed in this collective and withdrew");
   else if (sequence >= sequence_)
-    fail("rank " + std::to_string(rank) +
-         " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)");
+    fail(different_collective("rank " + std::to_string(rank)));
   return false;
 }
 

@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "transport.hpp"
 
@@ -119,6 +120,10 @@ constexpr int kSignatureBits = 24;
 constexpr std::uint64_t kSignatureMask = (std::uint64_t{1} << kSignatureBits) - 1;
 inline std::uint64_t flag_value(std::uint64_t sequence, std::uint64_t signature) {
   return (sequence << kSignatureBits) | (signature & kSignatureMask);
+}
+// The cause a task fails with when `peer`'s word carries another call's value.
+inline std::string different_collective(const std::string& peer) {
+  return peer + " called a different collective (count, type, op, root or algorithm differ, or calls are out of order)";
 }
 
 }  // namespace earlybird
