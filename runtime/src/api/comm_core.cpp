@@ -4,7 +4,6 @@
 #include "../pap/arrival_policy.hpp"
 #include "../pap/global_clock.hpp"
 #include "../base/backoff.hpp"
-#include "../exec/silent_role.hpp"
 #include "../topo/topology.hpp"
 
 #include <earlybird/collectives/catalogue.hpp>
@@ -508,17 +507,23 @@ void CommCore::retire() {
 
 // A task in which this rank received nothing compares its call with its
 // peers' on direct windows (exec/silent_role.hpp). The word it stores is in
-// the inline lane of its sequence, which a peer may still read for the
-// sequence 8 before: where that is not known to be over (a root running far
-// ahead of some peer) the check is left out for this call.
+// the silent line of its sequence's inline lane, which a peer may still read
+// for the sequence 8 before: where that is not known to be over (a root
+// running far ahead of some peer; the inline lines have just checked) the
+// check is left out for this call.
 void CommCore::check_silent_role(CollectiveTask& op) {
   const std::optional<std::uint64_t> value = op.silent_flag_value();
   if (!value || !direct() || op.error()) return;
   const std::uint64_t sequence = op.sequence();
   if (!lanes_.all_free(rank_, sequence, WindowLayout::kInlineLanes)) return;
-  const std::size_t lane = layout_.inline_offset(static_cast<int>(sequence % WindowLayout::kInlineLanes));
-  if (const int peer = disagreeing_peer(direct_windows_, rank_, lane, *value); peer >= 0)
-    op.fail(different_collective("rank " + std::to_string(peer)));
+  const int lane = static_cast<int>(sequence % WindowLayout::kInlineLanes);
+  const auto disagreement = silent_lines_.compare(direct_windows_, rank_, lane, layout_.inline_offset(lane), *value);
+  if (!disagreement) return;
+  std::string cause = different_collective("rank " + std::to_string(disagreement->peer));
+  if (disagreement->sequence != sequence)
+    cause += " in this communicator's collective " + std::to_string(disagreement->sequence) +
+             ", which returned on this rank (found at this later one, " + std::to_string(sequence) + ")";
+  op.fail(cause);
 }
 
 void CommCore::settle(CollectiveTask& op, const Pending& entry) {

@@ -17,6 +17,7 @@
 #include "../exec/lane_guard.hpp"
 #include "../exec/operation.hpp"
 #include "../exec/peer_reads.hpp"
+#include "../exec/silent_role.hpp"
 #include "../pap/arrival_session.hpp"
 #include "../progress/progress_engine.hpp"
 #include "../rma/transport.hpp"
@@ -348,6 +349,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   Pending active_;
   std::uint64_t next_sequence_ = 1;
   LaneGuard lanes_;
+  SilentLines silent_lines_;  // check_silent_role's
   std::vector<int> writers_;  // writers_to_tell's, reused
   std::chrono::steady_clock::time_point active_since_;  // when active_timed_
   bool active_timed_ = false;
