@@ -24,10 +24,10 @@
 // would have been the one). What escapes: a disagreement in the last silent
 // call either rank makes in that lane, where both stores crossed. A fence
 // between steps 2 and 3 would close it (store-load order, as in Dekker's
-// algorithm), but cost a small rooted call at P = 2 and 4 some 0.05-0.15 us
-// (it waits for earlier stores to lines a peer has read), 1.02-1.06 x Open
-// MPI's reduce at P = 4 where the calls without it took 1.00 at most
-// (docs/benchmarks.md, "Silent roles").
+// algorithm), but it waits for every earlier store to a line a peer has
+// read: in five alternations at P = 2 a bcast of 8 bytes with it took 0.87-
+// 1.02 x Open MPI's, against 0.70-0.89 without the check; without the fence
+// 0.83-1.00 against 0.72-0.98 (docs/benchmarks.md, "Silent roles").
 //
 // Cost: a load per peer and one store, of silent lines that the peers of a
 // matching call do not write (a bcast's non-roots, a reduce's root: the
