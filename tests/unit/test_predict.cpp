@@ -348,7 +348,8 @@ TEST_CASE("inline_flags' prediction: the call, the line transfers the slowest ra
   CHECK(predict_inline_lines(Collective::bcast, 8, 112, 4, costs) == relative(1e-6 + 56e-7, 1e-12));
   CHECK(predict_inline_lines(Collective::bcast, 2, 112, 4, costs) == relative(1e-6 + 8e-7, 1e-12));
   CHECK(predict_inline_lines(Collective::allreduce, 1, 112, 4, costs) == costs.inline_call);
-  // 4 ranks on 2 cores. allgather: every rank reads, so the work twice; its
+  // 4 ranks on 2 cores. allgather: every rank reads (and places its own
+  // block), so the work twice; its
   // four waits served two at a time, two wakes.
   LevelCosts shared = costs;
   shared.model.cores = 2;
@@ -505,19 +506,21 @@ TEST_CASE("peer_reads' prediction: each rank's reads, folds, system calls and wa
   // reduce_scatter, P = 3, blocks of 256 KiB: 2 peers' blocks, 2 chunks each.
   CHECK(predict_peer_reads(Collective::reduce_scatter, 3, 65536, 4, costs) ==
         relative(5e-7 + 1e-6 + 2 * 262144 * (2e-10 + 1e-10) + 4e-6, 1e-12));
-  // allgather and reduce, P = 2, 1 KiB.
+  // allgather and reduce, P = 2, 1 KiB: the allgather also copies its own
+  // block into its output (1 KiB at copy 1e-10).
   CHECK(predict_peer_reads(Collective::allgather, 2, 256, 4, costs) ==
-        relative(5e-7 + 1e-6 + 1024 * 2e-10 + 1e-6, 1e-12));
+        relative(5e-7 + 1e-6 + 1024 * 2e-10 + 1024 * 1e-10 + 1e-6, 1e-12));
   CHECK(predict_peer_reads(Collective::reduce, 2, 256, 4, costs) == relative(5e-7 + 1e-6 + 1024 * 3e-10 + 1e-6, 1e-12));
   CHECK(predict_peer_reads(Collective::allreduce, 1, 4096, 4, costs) == costs.per_call);
-  // 4 ranks on 2 cores. allgather: every rank reads, so the work twice;
+  // 4 ranks on 2 cores. allgather: every rank reads (and places its own
+  // block), so the work twice;
   // each rank waits twice (its owners' line 0, its readers' line 2), eight
   // waits served two at a time: four wakes.
   LevelCosts shared = costs;
   shared.model.cores = 2;
   shared.wake = 1e-5;
   CHECK(predict_peer_reads(Collective::allgather, 4, 256, 4, shared) ==
-        relative(5e-7 + 1e-6 + 4e-5 + 2 * (3 * 1024 * 2e-10 + 3e-6), 1e-12));
+        relative(5e-7 + 1e-6 + 4e-5 + 2 * (3 * 1024 * 2e-10 + 1024 * 1e-10 + 3e-6), 1e-12));
   // reduce: the root alone reads (its work once); the root's one wait and
   // each non-root's, a chain of two: two wakes.
   CHECK(predict_peer_reads(Collective::reduce, 4, 256, 4, shared) ==

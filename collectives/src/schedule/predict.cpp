@@ -300,6 +300,7 @@ struct PeerReadLoad {
   // ranks together (total: a reader waits on its owners' line 0, an owner
   // on its readers' line 2, an allreduce's reader on line 1 besides).
   WaitsOnOthers waits;
+  double placed = 0;   // bytes this rank copies from its input to its output (an allgather's own block)
 };
 
 PeerReadLoad peer_read_load(Collective collective, int ranks, double m) {
@@ -313,7 +314,7 @@ PeerReadLoad peer_read_load(Collective collective, int ranks, double m) {
     }
     case Collective::reduce_scatter:
       return {others * m, others * m, others * m, others * chunks(m), ranks, {2, 2 * ranks}};
-    case Collective::allgather: return {others * m, others * m, 0, others, ranks, {2, 2 * ranks}};
+    case Collective::allgather: return {others * m, others * m, 0, others, ranks, {2, 2 * ranks}, m};
     case Collective::bcast: return {m, others * m, 0, 1, ranks - 1, {2, ranks}};
     case Collective::reduce: return {others * m, m, others * m, others * chunks(m), 1, {2, ranks}};
   }
@@ -337,6 +338,7 @@ double predict_peer_reads(Collective collective, int ranks, std::size_t count, s
     const double per_byte = memory_rate ? costs.memory.peer_read : costs.peer_read;
     work = std::max(load.read, load.served) * per_byte + load.reduced * model.gamma + load.calls * costs.read_call;
   }
+  work += load.placed * model.copy_cost();
   return costs.per_call + load.waits.longest * costs.line_wait + in_turns(costs, ranks, work, load.busy, load.waits);
 }
 

@@ -23,7 +23,8 @@
 //   allreduce       every rank's input, slice r (of P);             fold, then place
 //                   then every peer's output, slice k, once final
 //
-// Cost (m bytes per rank's vector): allgather (P-1) m read per rank; bcast m
+// Cost (m bytes per rank's vector): allgather (P-1) m read per rank and its
+// own block copied (m, unless in place); bcast m
 // per non-root, all reading the root's buffer at once; reduce (P-1) m read
 // and reduced at the root; reduce_scatter (P-1) m read and reduced per rank;
 // allreduce (P-1) m/P read and reduced and another (P-1) m/P read per rank.
