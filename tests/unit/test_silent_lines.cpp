@@ -8,6 +8,7 @@
 #include "rma/window_layout.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 using namespace earlybird;
@@ -31,6 +32,12 @@ struct Windows {
   std::vector<std::byte*> pointers;
 };
 
+void check_found(const std::optional<SilentLines::Disagreement>& found, int peer, std::uint64_t sequence) {
+  REQUIRE(found);
+  CHECK(found->peer == peer);
+  CHECK(found->sequence == sequence);
+}
+
 }  // namespace
 
 TEST_CASE("silent ranks with the same call agree, call after call") {
@@ -46,10 +53,7 @@ TEST_CASE("a silent peer that announced another call first is found at once") {
   Windows windows(2);
   SilentLines a;
   windows.announce(1, flag_value(5, kSignatureB));
-  const auto found = a.compare(windows.pointers, 0, 0, 0, flag_value(5, kSignatureA));
-  REQUIRE(found);
-  CHECK(found->peer == 1);
-  CHECK(found->sequence == 5);
+  check_found(a.compare(windows.pointers, 0, 0, 0, flag_value(5, kSignatureA)), 1, 5);
 }
 
 TEST_CASE("stores that crossed are found when the lane is next taken for a silent role") {
@@ -60,10 +64,7 @@ TEST_CASE("stores that crossed are found when the lane is next taken for a silen
   windows.announce(1, flag_value(5, kSignatureB));
   // Call 13 takes the lane again (the lane guard knew rank 1 finished 5):
   // the earlier disagreement is named with its own call.
-  const auto found = a.compare(windows.pointers, 0, 0, 0, flag_value(13, kSignatureA));
-  REQUIRE(found);
-  CHECK(found->peer == 1);
-  CHECK(found->sequence == 5);
+  check_found(a.compare(windows.pointers, 0, 0, 0, flag_value(13, kSignatureA)), 1, 5);
 }
 
 TEST_CASE("older words and words of agreeing calls are not disagreements") {
@@ -80,7 +81,5 @@ TEST_CASE("a peer's word of a later sequence in the lane is a disagreement") {
   Windows windows(2);
   SilentLines a;
   windows.announce(1, flag_value(19, kSignatureA));
-  const auto found = a.compare(windows.pointers, 0, 0, 0, flag_value(11, kSignatureA));
-  REQUIRE(found);
-  CHECK(found->sequence == 11);
+  check_found(a.compare(windows.pointers, 0, 0, 0, flag_value(11, kSignatureA)), 1, 11);
 }
