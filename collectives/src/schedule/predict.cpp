@@ -118,10 +118,15 @@ MachineProfile default_profile() {
   // and 0.26 us). In cache, and past the caches from 4 MiB x P; a reduction
   // into a third buffer (gamma_apart) from the local passes.
   // docs/benchmarks.md, "A flag line's wait on the direct paths".
+  // The rates past the caches (beta, gamma, copy, gamma_apart, peer_read)
+  // are the medians of three later runs (2026-12-03) whose local passes
+  // cover the whole last-level cache: that run's passes had stayed in it
+  // (copy 2.8e-11 s/B). docs/benchmarks.md, "The node defaults' memory
+  // regime, adopted".
   profile.node = {CostModel{4.463e-7, 7.193e-11, 2.186e-11, 9.327e-12, 0}, 6.202e-7,
-                  MemoryRegime{4.0 * (1 << 20), 1.095e-10, 2.833e-11, 2.798e-11, 2.395e-10}};
+                  MemoryRegime{4.0 * (1 << 20), 8.071e-11, 1.504e-10, 1.473e-10, 1.835e-10}};
   profile.node.model.gamma_apart = 2.721e-11;
-  profile.node.memory.gamma_apart = 5.123e-11;
+  profile.node.memory.gamma_apart = 1.945e-10;
   // Inside a node the runtime's puts are copies on the sending rank's core.
   profile.node.model.transfers_on_cpu = true;
   profile.node.peer_read = 1.198e-10;
