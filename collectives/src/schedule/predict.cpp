@@ -278,15 +278,40 @@ CostModel LevelCosts::model_for(std::size_t bytes, int ranks) const {
   return chosen;
 }
 
+namespace {
+
+// Past kSimulatedCount a call is simulated as its copy shrunk `scale` times:
+// the same steps (a pipelined algorithm's segments shrunk alike, so as many
+// of them and as long a fill), every step's bytes and its latencies divided
+// by `scale`, so the simulated time times `scale` is the call's. (Until
+// 2026-12-03 the segments kept their bytes: a chain of 1 MiB segments at
+// 16 MiB was priced as four times its 4 MiB pipeline, fill and drain
+// included, 1.55 times its whole simulation at P = 4.)
+std::size_t scaled_segment(const Algorithm& algorithm, std::size_t segment_elems, std::size_t elem_bytes,
+                           double scale) {
+  if (!algorithm.pipelined || scale == 1.0) return segment_elems;
+  const std::size_t real = segment_elems ? segment_elems
+                                         : std::max<std::size_t>(1, algorithm.default_segment_bytes / elem_bytes);
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(static_cast<double>(real) / scale)));
+}
+
+CostModel scaled_latencies(CostModel model, double scale) {
+  model.alpha /= scale;
+  model.node_alpha /= scale;
+  model.per_step /= scale;
+  return model;
+}
+
+}  // namespace
+
 double predict(const Algorithm& algorithm, int ranks, std::size_t count, std::size_t elem_bytes,
                const LevelCosts& costs, std::size_t segment_elems) {
   const CostModel model = costs.model_for(rank_buffer_bytes(collective_of(algorithm), ranks, count, elem_bytes), ranks);
-  // In proportion to the count past kSimulatedCount (the latencies are a
-  // vanishing part of it): a line through two simulated sizes would take its
-  // slope from sizes where a segmented algorithm's pipeline has not begun yet.
   const std::size_t simulated_count = std::min(count, kSimulatedCount);
   const double scale = count > kSimulatedCount ? static_cast<double>(count) / kSimulatedCount : 1.0;
-  const Simulated s = simulated(algorithm, ranks, simulated_count, elem_bytes, segment_elems, model);
+  const Simulated s = simulated(algorithm, ranks, simulated_count, elem_bytes,
+                                scaled_segment(algorithm, segment_elems, elem_bytes, scale),
+                                scaled_latencies(model, scale));
   return s.time * scale + (costs.shares_cores(ranks) ? wakes(s.waits, costs.model.cores) * costs.wake : 0) +
          costs.per_call;
 }
@@ -431,9 +456,7 @@ Prediction fastest_segment(Collective collective, const Algorithm& algorithm, in
                            std::size_t elem_bytes, const LevelCosts& costs, DirectPaths paths) {
   Prediction best{algorithm.name, predict_entry(collective, algorithm, ranks, count, elem_bytes, costs, paths)};
   if (algorithm.executor != Executor::steps) return best;
-  const std::size_t simulated_count = std::min(count, kSimulatedCount);
-  for (std::size_t segment :
-       segment_candidates(algorithm, rank_buffer_bytes(collective, ranks, simulated_count, elem_bytes))) {
+  for (std::size_t segment : segment_candidates(algorithm, rank_buffer_bytes(collective, ranks, count, elem_bytes))) {
     const double seconds =
         predict_entry(collective, algorithm, ranks, count, elem_bytes, costs, paths, segment / elem_bytes);
     if (seconds < best.seconds) best = {algorithm.name, seconds, segment};

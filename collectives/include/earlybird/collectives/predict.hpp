@@ -116,10 +116,9 @@ double parse_non_negative(const std::string& text);
 // (AlgorithmParams), so the hierarchical entries know the nodes.
 LevelCosts spanning_nodes(const MachineProfile& profile, int node_ranks);
 
-// Counts up to this many elements are simulated; larger ones extrapolated
-// in proportion (a schedule's steps, and so the simulation's time, grow with
-// the count for segmented algorithms, and every size past a few MiB is
-// bandwidth-bound).
+// Counts up to this many elements are simulated; larger ones as their copy
+// shrunk to this many (the same steps, a pipeline's segments and every
+// latency shrunk alike), the time scaled back (predict).
 constexpr std::size_t kSimulatedCount = std::size_t{1} << 20;
 
 // The model's time for `algorithm` over `ranks` ranks and `count` elements
