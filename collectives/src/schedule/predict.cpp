@@ -286,13 +286,19 @@ namespace {
 // by `scale`, so the simulated time times `scale` is the call's. (Until
 // 2026-12-03 the segments kept their bytes: a chain of 1 MiB segments at
 // 16 MiB was priced as four times its 4 MiB pipeline, fill and drain
-// included, 1.55 times its whole simulation at P = 4.)
+// included, 1.55 times its whole simulation at P = 4.) The shrunk copy
+// holds at most kMostSimulatedSegments segments (fewer only where the call
+// itself has more): a pipeline's fill is then overcounted by at most its
+// depth over that many segments, and a choice at 1 GiB stays under a second.
+constexpr std::size_t kMostSimulatedSegments = 256;
+
 std::size_t scaled_segment(const Algorithm& algorithm, std::size_t segment_elems, std::size_t elem_bytes,
                            double scale) {
   if (!algorithm.pipelined || scale == 1.0) return segment_elems;
   const std::size_t real = segment_elems ? segment_elems
                                          : std::max<std::size_t>(1, algorithm.default_segment_bytes / elem_bytes);
-  return std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(static_cast<double>(real) / scale)));
+  const auto shrunk = static_cast<std::size_t>(std::llround(static_cast<double>(real) / scale));
+  return std::max({std::size_t{1}, shrunk, std::min(real, kSimulatedCount / kMostSimulatedSegments)});
 }
 
 CostModel scaled_latencies(CostModel model, double scale) {
