@@ -251,6 +251,9 @@ void add_warmup(CLI::App& app, WarmupOptions& o) {
   add_number(*warmup, "--communicators", o.communicators, at_least(1),
              "fresh communicators per contender and size (the first call is timed on each)");
   add_number(*warmup, "--iters", o.iterations, at_least(1), "warm calls timed on each communicator after its first");
+  add_number(*warmup, "--gap-us", o.gap_us, at_least(0),
+             "every rank sleeps this long before each timed call's barrier, the first and the warm ones alike, so "
+             "that both are calls after the same idle time (0: warm calls back to back)");
   warmup->add_option("--algorithm", o.algorithm, "earlybird allreduce algorithm (auto: earlybird chooses)")
       ->capture_default_str();
   add_parsed(*warmup, "--contenders", o.contenders, one_of("contender", "earlybird,earlybird+warm_up,mpi"),

@@ -54,6 +54,7 @@ struct WarmupOptions : JobOptions {
   std::vector<std::size_t> sizes;  // bytes per rank
   int communicators = 8;           // fresh communicators per contender and size
   int iterations = 20;             // warm calls on each
+  int gap_us = 0;                  // idle microseconds before every timed call (first and warm alike)
   std::string algorithm = "auto";
   std::vector<std::string> contenders;  // of earlybird, earlybird+warm_up, mpi
 };

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_common.hpp"
@@ -140,10 +141,12 @@ double resident_bytes() {
   return read == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) : 0;
 }
 
-// One call after a barrier on every rank, into `calls`; `wrong` gets 1.0 when
-// this rank's result differs from the exact sum (else 0.0).
-void timed(const Contender& contender, Buffers& buffers, Calls& calls, std::vector<double>& wrong) {
+// One call after `gap_us` idle and a barrier on every rank, into `calls`;
+// `wrong` gets 1.0 when this rank's result differs from the exact sum (else
+// 0.0).
+void timed(const Contender& contender, Buffers& buffers, int gap_us, Calls& calls, std::vector<double>& wrong) {
   reset_output(allreduce_spec(), buffers);
+  if (gap_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
   MPI_Barrier(MPI_COMM_WORLD);
   calls.begin.push_back(steady_seconds());
   contender.call(buffers);
@@ -151,17 +154,17 @@ void timed(const Contender& contender, Buffers& buffers, Calls& calls, std::vect
   wrong.push_back(output_matches(allreduce_spec(), buffers) ? 0.0 : 1.0);
 }
 
-Measured measure(const Side& side, Buffers& buffers, int communicators, int iterations, bool one_clock) {
+Measured measure(const Side& side, Buffers& buffers, const WarmupOptions& o, bool one_clock) {
   Calls first, warm;
   std::vector<double> wrong, made, resident;
-  for (int c = 0; c < communicators; ++c) {
+  for (int c = 0; c < o.communicators; ++c) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double resident_before = resident_bytes(), began = steady_seconds();
     const std::unique_ptr<Fresh> fresh = side.make();
     made.push_back(steady_seconds() - began);
     resident.push_back(resident_bytes() - resident_before);
-    timed(fresh->contender, buffers, first, wrong);
-    for (int k = 0; k < iterations; ++k) timed(fresh->contender, buffers, warm, wrong);
+    timed(fresh->contender, buffers, o.gap_us, first, wrong);
+    for (int k = 0; k < o.iterations; ++k) timed(fresh->contender, buffers, o.gap_us, warm, wrong);
   }
   return {timings_of(first, one_clock), timings_of(warm, one_clock), max_over_ranks(made, MPI_COMM_WORLD),
           max_over_ranks(resident, MPI_COMM_WORLD), wrong_iterations(wrong)};
@@ -188,14 +191,14 @@ void print_table_header(const WarmupOptions& o) {
       "# earlybird algorithm %s; earlybird communicators spanning nodes (p2p transport) also warm up by themselves "
       "at creation, asynchronously\n"
       "# first: the first allreduce on a fresh communicator, median and max over %d communicators; warm: median of "
-      "the %d calls after it on each; ratio = first / warm; times in us; each call after a barrier. Left: the "
-      "slowest rank's call; right (*): from the last rank's arrival to the last return, where every rank runs on "
-      "one machine (one clock), else -; made: the slowest rank's time to make a communicator (and wait for its "
+      "the %d calls after it on each; ratio = first / warm; times in us; each call after %d us idle and a barrier. "
+      "Left: the slowest rank's call; right (*): from the last rank's arrival to the last return, where every rank "
+      "runs on one machine (one clock), else -; made: the slowest rank's time to make a communicator (and wait for its "
       "warm_up), ms; +RSS: the resident memory that added on a rank (the most), KiB; both medians over the "
       "communicators\n"
       "%10s  %-18s %10s %10s %10s %7s %10s %10s %10s %7s %8s %8s %6s\n",
-      o.algorithm.c_str(), o.communicators, o.iterations, "bytes", "contender", "first", "first_max", "warm", "ratio",
-      "first*", "first_max*", "warm*", "ratio*", "made", "+RSS", "wrong");
+      o.algorithm.c_str(), o.communicators, o.iterations, o.gap_us, "bytes", "contender", "first", "first_max", "warm",
+      "ratio", "first*", "first_max*", "warm*", "ratio*", "made", "+RSS", "wrong");
 }
 
 }  // namespace
@@ -204,8 +207,9 @@ int run_warmup(Communicator& comm, const WarmupOptions& o) {
   print_run_header("warmup (allreduce, float32, sum; first call on a fresh communicator vs warm calls)", o.command_line,
                    MPI_COMM_WORLD);
   Csv csv(o.csv,
-          "job,contender,algorithm,ranks,bytes,communicators,iters,first_median_s,first_max_s,warm_median_s,ratio,"
-          "after_last_first_median_s,after_last_first_max_s,after_last_warm_median_s,after_last_ratio,made_median_s,"
+          "job,contender,algorithm,ranks,bytes,communicators,iters,gap_us,first_median_s,first_max_s,warm_median_s,"
+          "ratio,after_last_first_median_s,after_last_first_max_s,after_last_warm_median_s,after_last_ratio,"
+          "made_median_s,"
           "resident_median_bytes,wrong",
           comm.rank());
   const bool one_clock = ranks_on_this_machine(MPI_COMM_WORLD, 0) == comm.size();
@@ -217,7 +221,7 @@ int run_warmup(Communicator& comm, const WarmupOptions& o) {
     Buffers buffers = pap::make_pap_buffers(count, comm.rank(), comm.size());
     pap::refill(buffers, 1, s, comm.rank(), comm.size());
     for (const Side& side : contenders) {
-      const Measured m = measure(side, buffers, o.communicators, o.iterations, one_clock);
+      const Measured m = measure(side, buffers, o, one_clock);
       const Row slowest = row_of(m.first.slowest, m.warm.slowest);
       const Row after_last = row_of(m.first.after_last, m.warm.after_last);
       const double made_s = stats_of(m.made).median, resident = stats_of(m.resident).median;
@@ -226,8 +230,8 @@ int run_warmup(Communicator& comm, const WarmupOptions& o) {
         std::printf("%10zu  %-18s %s %s %8.2f %8.0f %6lld\n", count * sizeof(float), side.label.c_str(),
                     slowest.text.c_str(), after_last.text.c_str(), made_s * 1e3, resident / 1024, m.wrong);
       char line[640];
-      std::snprintf(line, sizeof line, "warmup,%s,%s,%d,%zu,%d,%d,%s,%s,%.9f,%.0f,%lld", side.label.c_str(),
-                    o.algorithm.c_str(), comm.size(), count * sizeof(float), o.communicators, o.iterations,
+      std::snprintf(line, sizeof line, "warmup,%s,%s,%d,%zu,%d,%d,%d,%s,%s,%.9f,%.0f,%lld", side.label.c_str(),
+                    o.algorithm.c_str(), comm.size(), count * sizeof(float), o.communicators, o.iterations, o.gap_us,
                     slowest.csv.c_str(), after_last.csv.c_str(), made_s, resident, m.wrong);
       csv.row(line);
       std::fflush(stdout);
