@@ -167,7 +167,7 @@ Measured measure_needs(Communicator& comm, const Needs& needs, double budget, To
       if (!measured.cannot_run.contains(name)) algorithms.push_back(name);
     std::vector<Contender> contenders{mpi_contender(spec, "mpi:default", MPI_COMM_WORLD)};
     for (const std::string& name : algorithms) contenders.push_back(earlybird_contender(spec, name, comm, options));
-    const SizeResult r = measure_size(spec, contenders, bytes / kElemBytes, budget, comm.rank(), comm.size(), 1, form);
+    const SizeResult r = measure_size(spec, contenders, bytes / kElemBytes, budget, comm.rank(), comm.size(), {}, form);
     for (std::size_t i = 1; i < contenders.size(); ++i) {
       const std::string& name = algorithms[i - 1];
       totals.wrong += r.outcomes[i].wrong;

@@ -198,6 +198,9 @@ void add_sweep(CLI::App& app, SweepOptions& o) {
   add_number(*sweep, "--back-to-back", o.back_to_back, at_least(1),
              "calls timed together per sample after one barrier, reported per call (a loop of calls, as an "
              "application issues them; only the last call's result is checked); 1: a barrier before every call");
+  add_number(*sweep, "--gap-us", o.gap_us, at_least(0),
+             "every rank sleeps this long before each sample's barrier, so that calls come after idle time, as "
+             "after an application's computation (not counted in --budget); 0: samples one after another");
   add_number(*sweep, "--root", o.root, at_least(0), "the root of reduce and bcast (a rank of the job)");
   sweep->add_flag("--in-place", o.in_place,
                   "every call in place, for earlybird and MPI alike (MPI_IN_PLACE): allreduce, reduce (on the root), "

@@ -28,6 +28,7 @@ struct SweepOptions : JobOptions {
   std::size_t segment_bytes = 0;            // 0: each algorithm's default
   int fanout = 0;                           // 0: each algorithm's default
   int back_to_back = 1;                     // calls per timed sample, after one barrier
+  int gap_us = 0;                           // idle microseconds before every sample's barrier
   bool futures = false;                     // calls without CollectiveOptions::blocking
   int root = 0;                             // reduce, bcast
   bool in_place = false;                    // every call in place (CallForm)

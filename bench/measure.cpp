@@ -3,9 +3,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace earlybird::bench {
@@ -14,12 +16,13 @@ namespace {
 // Seeds the order contenders are timed in within each round.
 constexpr unsigned kOrderSeed = 20261126;
 
-// Seconds per call of `calls` calls in a row after one barrier.
-double timed_call(const Contender& contender, Buffers& buffers, int calls = 1) {
+// Seconds per call of one sample (Sampling).
+double timed_call(const Contender& contender, Buffers& buffers, Sampling sampling = {}) {
+  if (sampling.idle_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(sampling.idle_us));
   MPI_Barrier(MPI_COMM_WORLD);
   const double t0 = MPI_Wtime();
-  for (int c = 0; c < calls; ++c) contender.call(buffers);
-  return (MPI_Wtime() - t0) / calls;
+  for (int c = 0; c < sampling.calls; ++c) contender.call(buffers);
+  return (MPI_Wtime() - t0) / sampling.calls;
 }
 
 // The error message of one untimed call, or "" when it succeeded.
@@ -74,13 +77,13 @@ struct Samples {
 }  // namespace
 
 SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>& contenders, std::size_t count,
-                        double budget, int rank, int ranks, int back_to_back, CallForm form) {
+                        double budget, int rank, int ranks, Sampling sampling, CallForm form) {
   Buffers buffers = make_buffers(spec, rank, ranks, count, form);
   SizeResult result;
   result.bytes = count * sizeof(float);
   result.outcomes.resize(contenders.size());
   warm_up(spec, contenders, buffers, result.outcomes);
-  result.iterations = iterations_for_round(contenders, result.outcomes, buffers, budget / back_to_back);
+  result.iterations = iterations_for_round(contenders, result.outcomes, buffers, budget / sampling.calls);
   std::vector<Samples> samples(contenders.size());
   // Each round times the contenders in a fresh order (the same on every
   // rank: one seed, one generator), so none always follows an MPI call: the
@@ -93,7 +96,7 @@ SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>
     for (std::size_t i : order) {
       if (!result.outcomes[i].timed()) continue;
       reset_output(spec, buffers);
-      samples[i].seconds.push_back(timed_call(contenders[i], buffers, back_to_back));
+      samples[i].seconds.push_back(timed_call(contenders[i], buffers, sampling));
       samples[i].wrong.push_back(output_matches(spec, buffers) ? 0.0 : 1.0);
     }
   }

@@ -28,11 +28,18 @@ struct SizeResult {
   std::vector<Outcome> outcomes;  // one per contender, same order
 };
 
+// How one sample is taken: every rank sleeps `idle_us` (0: not at all), then
+// `calls` calls run in a row after one barrier, timed together.
+struct Sampling {
+  int calls = 1;
+  int idle_us = 0;
+};
+
 // `contenders[0]` must be the MPI library's (the reference). Collective over
-// MPI_COMM_WORLD; `budget` seconds per contender. A sample is `back_to_back`
-// calls in a row after one barrier, divided by their number; the result
-// checked is the last call's. `form`: every call's root and whether in place.
+// MPI_COMM_WORLD; `budget` seconds per contender, idle time left out. A
+// sample's time is divided by its number of calls; the result checked is the
+// last call's. `form`: every call's root and whether in place.
 SizeResult measure_size(const CollectiveSpec& spec, const std::vector<Contender>& contenders, std::size_t count,
-                        double budget, int rank, int ranks, int back_to_back = 1, CallForm form = {});
+                        double budget, int rank, int ranks, Sampling sampling = {}, CallForm form = {});
 
 }  // namespace earlybird::bench

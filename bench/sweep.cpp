@@ -75,7 +75,7 @@ struct Report {
   const CollectiveSpec& spec;
   const std::vector<Contender>& contenders;
   int ranks;
-  int back_to_back;
+  Sampling sampling;
   bool futures;
   bool in_place;
   // The CSV's collective: its name, "_in_place" appended for calls in place.
@@ -87,10 +87,13 @@ struct Report {
   }
 
   void print_header() const {
-    if (back_to_back > 1)
-      std::printf("# timing: %d calls back to back per sample after one barrier, the slowest rank's time per call\n", back_to_back);
+    if (sampling.calls > 1)
+      std::printf("# timing: %d calls back to back per sample after one barrier, the slowest rank's time per call\n",
+                  sampling.calls);
     else
       std::printf("# timing: a barrier before every call, the slowest rank's time\n");
+    if (sampling.idle_us > 0)
+      std::printf("# idle: every rank sleeps %d us before each sample's barrier\n", sampling.idle_us);
     std::printf("# earlybird calls: %s\n", futures ? "futures (progress thread over 64 KiB), each then waited for"
                                                      : "blocking (CollectiveOptions::blocking)");
     std::printf(
@@ -164,7 +167,8 @@ struct Report {
 
   static const char* csv_header() {
     return "job,collective,algorithm,ranks,bytes,median_s,mpi_median_s,ratio,wrong,p10_s,p90_s,mpi_p10_s,mpi_p90_s,"
-           "busbw_gbs,iterations,implementation,best_mpi_algorithm,best_mpi_median_s,best_mpi_ratio,memory_bound_s";
+           "busbw_gbs,iterations,implementation,best_mpi_algorithm,best_mpi_median_s,best_mpi_ratio,memory_bound_s,"
+           "idle_us";
   }
 
   void write_csv(Csv& csv, const SizeResult& r, const std::optional<MemoryRates>& rates) const {
@@ -181,7 +185,8 @@ struct Report {
               "," + fixed(o.stats.p90, 9) + "," + fixed(mpi.p10, 9) + "," + fixed(mpi.p90, 9) + "," +
               fixed(busbw_gbs(r, o), 3) + "," + std::to_string(r.iterations) + "," +
               (contenders[i].is_mpi ? "mpi" : "earlybird") + "," + contenders[best].label + "," + fixed(top.median, 9) +
-              "," + fixed(o.stats.median / top.median, 4) + "," + fixed(bound, 9));
+              "," + fixed(o.stats.median / top.median, 4) + "," + fixed(bound, 9) + "," +
+              std::to_string(sampling.idle_us));
     }
   }
 };
@@ -222,7 +227,7 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   for (const auto& name : earlybird_algorithms(spec, o.algorithms))
     contenders.push_back(earlybird_contender(spec, name, comm, options));
 
-  const Report report{spec, contenders, ranks, o.back_to_back, o.futures, o.in_place};
+  const Report report{spec, contenders, ranks, {o.back_to_back, o.gap_us}, o.futures, o.in_place};
   Csv csv(o.csv, Report::csv_header(), rank);
   if (rank == 0) report.print_header();
   Totals totals;
@@ -231,7 +236,8 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
     // 0 bytes: count 0, nothing exchanged (what a call costs beyond its data).
     const std::size_t count = bytes == 0 ? 0 : std::max<std::size_t>(1, bytes / sizeof(float));
     const SizeResult r =
-        measure_size(spec, contenders, count, o.budget_s, rank, ranks, o.back_to_back, {o.root, o.in_place, o.shared_buffers});
+        measure_size(spec, contenders, count, o.budget_s, rank, ranks, report.sampling,
+                     {o.root, o.in_place, o.shared_buffers});
     add_to_totals(totals, contenders, r);
     std::optional<MemoryRates> rates;
     if (with_memory_bound && r.bytes >= kMemoryBoundFrom) rates = measure_memory_rates(MPI_COMM_WORLD, r.bytes, kMemoryRepetitions);
