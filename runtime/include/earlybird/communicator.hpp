@@ -4,9 +4,11 @@
 // make the same calls (collective, count, type, operator, root, algorithm).
 #pragma once
 
+#include <earlybird/collectives/catalogue.hpp>
 #include <earlybird/future.hpp>
 #include <earlybird/partitioned.hpp>
 #include <earlybird/persistent.hpp>
+#include <earlybird/tune.hpp>
 #include <earlybird/types.hpp>
 
 #include <memory>
@@ -267,6 +269,26 @@ class Communicator {
   //                                 arrival-ordered collective wrote to.
   // Communicators on RMA (one node) are not warmed at creation.
   Future warm_up();
+
+  // --- a measured choice. Collective: every rank calls it with the same
+  // arguments, and no other call of this communicator is made meanwhile.
+  // Times the candidates for a call like this one (`count` elements per
+  // rank, per block for allgather and reduce_scatter; root 0 where rooted)
+  // on this communicator — the model's fastest few, or options.algorithms —
+  // one call each after a synchronising 4-byte allreduce, in a shuffled
+  // order every round, for about options.budget; takes each candidate's
+  // median over rounds of the slowest rank's time (every rank then has the
+  // same figures and the same winner) and pins the fastest: from then on a
+  // call of this communicator that leaves the choice to `auto` and falls in
+  // the same size class (the class `auto` decides by: same collective,
+  // operator commutativity, shared_buffers and power-of-two bound) runs it.
+  // Calls naming an algorithm, persistent collectives made before, and
+  // other communicators are unaffected; tuning a class again replaces its
+  // pin. With one rank or count 0 it measures nothing and pins nothing.
+  // Throws earlybird::Error naming tune, the rank and the cause (an unknown
+  // or unsuitable algorithm, a failed trial call).
+  TuneReport tune(coll::Collective collective, std::size_t count, Datatype type, ReduceOp op = Op::sum,
+                  const TuneOptions& options = {});
 
   // A new communicator over the ranks that pass the same `color`, ordered by
   // `key` (MPI_Comm_split semantics). Collective over this communicator.

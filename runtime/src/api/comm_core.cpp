@@ -110,6 +110,11 @@ void CommCore::wake_engine() {
 }
 
 Future CommCore::run(const CollectiveCall& call) {
+  if (auto as_pinned = pinned(call)) return run_as_called(*as_pinned);
+  return run_as_called(call);
+}
+
+Future CommCore::run_as_called(const CollectiveCall& call) {
   // Counted before validation so that ranks stay aligned even if one rank's
   // call is refused: estimates are matched to calls by this number.
   const std::uint64_t call_index = arrival_.count_call();
@@ -174,7 +179,8 @@ Future CommCore::launch(const CollectiveCall& call, const std::shared_ptr<const 
 
 CommCore::Persistent CommCore::make_persistent(const CollectiveCall& call) {
   Persistent persistent{call, nullptr, {}};
-  persistent.problem = prepare_checked(call, persistent.prepared);
+  if (auto as_pinned = pinned(call)) persistent.call = std::move(*as_pinned);
+  persistent.problem = prepare_checked(persistent.call, persistent.prepared);
   return persistent;
 }
 

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -71,6 +72,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   bool reads_peers() const { return direct() && transport_->reads_peer_memory(); }
   const CommOptions& options() const { return options_; }
 
+  // An `auto` call of a class Communicator::tune pinned runs the pinned
+  // choice (pinned()); every other call as made.
   Future run(const CollectiveCall& call);
   // A copy of an in-place call's input where the executor cannot read it in
   // place (reads_input_copy), in memory this communicator reuses
@@ -129,6 +132,13 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   bool idle() const override { return !busy_.load(std::memory_order_relaxed) && !driver_.has_posted(); }
   bool waits_for_messages() const override { return transport_->waits_for_messages(); }
 
+  // Communicator::tune's side. The class `call` belongs to on this
+  // communicator, the model's ranking for it (config::ranked_algorithms),
+  // and a pin: from now on an `auto` call of `size_class` runs `choice`.
+  config::SizeClass size_class_of(const CollectiveCall& call) const;
+  std::vector<coll::Prediction> ranking_for(const CollectiveCall& call) const;
+  void pin(const config::SizeClass& size_class, config::Choice choice);
+
   // Communicator::phase_begin, edge, phase_end, straggler_report, last_decision.
   pap::ArrivalSession& arrival() { return arrival_; }
   void edge(double fraction);
@@ -149,6 +159,12 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     std::size_t part = 0;
     bool startable() const { return !gates || gates->released[part] || gates->abandoned; }
   };
+  // `call` naming its class's pinned algorithm (and segment, where it names
+  // none) when it leaves the choice to `auto` and the class has a pin;
+  // std::nullopt otherwise (at once, without the lock, on an untuned
+  // communicator).
+  std::optional<CollectiveCall> pinned(const CollectiveCall& call) const;
+  Future run_as_called(const CollectiveCall& call);
   // The queue's head may start now (none: false).
   bool head_startable() const { return !queue_.empty() && queue_.front().startable(); }
   // The first problem of `call` (closed communicator, invalid shape, bad
@@ -341,6 +357,10 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // alike (same P, rank, level, window and options): a split or dup finds
   // its parent's (comm_core_shapes.cpp).
   std::shared_ptr<SharedShapes> shared_shapes_;
+  // Communicator::tune's pins; has_pins_ spares untuned calls the lock.
+  std::atomic<bool> has_pins_{false};
+  mutable std::mutex pins_mutex_;
+  std::map<config::SizeClass, config::Choice> pins_;
   Driver driver_;
   std::atomic<bool> busy_{false};  // an operation is active or queued (written by the drive holder)
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace earlybird::detail {
@@ -136,6 +137,47 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCal
   prepared_.push_front(made);
   if (prepared_.size() > kPreparedShapes) prepared_.pop_back();
   return made;
+}
+
+// ---- pins (Communicator::tune) --------------------------------------------
+
+namespace {
+
+bool leaves_choice_to_auto(const CollectiveCall& call) {
+  return call.options.algorithm.empty() || call.options.algorithm == "auto";
+}
+
+bool commutative_call(const CollectiveCall& call) { return !call.reduces() || call.op.commutative(); }
+
+}  // namespace
+
+config::SizeClass CommCore::size_class_of(const CollectiveCall& call) const {
+  return config::size_class(call.collective, call.count * size_of(call.type), size_, commutative_call(call),
+                            direct(), call.options.shared_buffers);
+}
+
+std::vector<coll::Prediction> CommCore::ranking_for(const CollectiveCall& call) const {
+  const ShapeContext& c = shape_context_;
+  return config::ranked_algorithms(call.collective, call.count * size_of(call.type), c.ranks, commutative_call(call),
+                                   c.direct, c.node_ranks, c.shared_cores, c.reads_peers, call.options.shared_buffers);
+}
+
+void CommCore::pin(const config::SizeClass& size_class, config::Choice choice) {
+  std::lock_guard lock(pins_mutex_);
+  pins_[size_class] = std::move(choice);
+  has_pins_.store(true, std::memory_order_release);
+}
+
+std::optional<CollectiveCall> CommCore::pinned(const CollectiveCall& call) const {
+  if (!has_pins_.load(std::memory_order_acquire) || !leaves_choice_to_auto(call) || call.count == 0) return std::nullopt;
+  const config::SizeClass size_class = size_class_of(call);
+  std::lock_guard lock(pins_mutex_);
+  const auto found = pins_.find(size_class);
+  if (found == pins_.end()) return std::nullopt;
+  CollectiveCall as_pinned = call;
+  as_pinned.options.algorithm = found->second.algorithm;
+  if (as_pinned.options.segment_bytes == 0) as_pinned.options.segment_bytes = found->second.segment_bytes;
+  return as_pinned;
 }
 
 int CommCore::shared_cores() const { return direct() ? config::shared_cores(size_, topo::core_count()) : 0; }

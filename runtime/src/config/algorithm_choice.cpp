@@ -203,6 +203,21 @@ Choice default_algorithm(Collective collective, std::size_t bytes, int ranks, bo
   return choice_of(ranked.front());
 }
 
+SizeClass size_class(Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
+                     bool peers_mapped) {
+  const ChoiceKey key = key_for(collective, bytes, ranks, commutative, direct, 0, 0, direct, peers_mapped);
+  return {collective, key.bytes, commutative, key.fits_inline, key.peers_mapped};
+}
+
+std::vector<coll::Prediction> ranked_algorithms(Collective collective, std::size_t bytes, int ranks, bool commutative,
+                                                bool direct, int node_ranks, int shared_cores, bool reads_peers,
+                                                bool peers_mapped) {
+  if (ranks <= 1 || bytes == 0) return {};
+  return ranking(
+      key_for(collective, bytes, ranks, commutative, direct, node_ranks, shared_cores, reads_peers, peers_mapped),
+      nullptr);
+}
+
 std::optional<Choice> arrival_stand_in(const coll::Algorithm& arrival_chosen, Collective collective, std::size_t bytes,
                                        int ranks, bool commutative, bool direct, int node_ranks,
                                        std::string* explanation, int shared_cores, bool reads_peers,

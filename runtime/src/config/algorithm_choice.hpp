@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace earlybird::config {
 
@@ -64,6 +65,27 @@ struct Choice {
 Choice default_algorithm(coll::Collective collective, std::size_t bytes, int ranks, bool commutative,
                          bool direct = false, int node_ranks = 0, std::string* explanation = nullptr,
                          int shared_cores = 0, bool reads_peers = false, bool peers_mapped = false);
+
+// The class default_algorithm decides a call by, on one communicator (its
+// P, level, shared cores and peer reads fixed): every call of a class gets
+// the same choice. Communicator::tune pins a measured choice per class.
+struct SizeClass {
+  coll::Collective collective = coll::Collective::allreduce;
+  std::size_t bytes = 0;  // the class's upper bound
+  bool commutative = true;
+  bool fits_inline = false;
+  bool peers_mapped = false;
+  auto operator<=>(const SizeClass&) const = default;
+};
+SizeClass size_class(coll::Collective collective, std::size_t bytes, int ranks, bool commutative, bool direct,
+                     bool peers_mapped = false);
+// default_algorithm's ranking for the call, fastest first, each with its
+// predicted time and segment (its first entry is the choice); empty for one
+// rank or no data.
+std::vector<coll::Prediction> ranked_algorithms(coll::Collective collective, std::size_t bytes, int ranks,
+                                                bool commutative, bool direct = false, int node_ranks = 0,
+                                                int shared_cores = 0, bool reads_peers = false,
+                                                bool peers_mapped = false);
 
 // What `arrival_chosen` (auto_pap, an entry of `collective`'s catalogue)
 // runs where no arrival order can pay for deciding one: the
