@@ -33,6 +33,8 @@ struct SweepOptions : JobOptions {
   int root = 0;                             // reduce, bcast
   bool in_place = false;                    // every call in place (CallForm)
   bool shared_buffers = false;              // buffers from earlybird::allocate_shared (CallForm)
+  int tune = -1;                            // a "tuned" row: Communicator::tune's candidates (0: all); -1: none
+  double tune_budget_s = 0.1;               // TuneOptions::budget per size
 };
 
 struct OverlapOptions : JobOptions {

@@ -6,6 +6,7 @@
 // completion; the collective's time is the maximum over ranks. Every timed
 // result is compared with the MPI default's.
 #include <algorithm>
+#include <chrono>
 #include <earlybird/collectives/catalogue.hpp>
 #include <memory>
 #include <optional>
@@ -191,6 +192,38 @@ struct Report {
   }
 };
 
+// ---- the tuned row (--tune) --------------------------------------------
+
+// `auto` on a communicator of its own, on which Communicator::tune pinned a
+// choice before each size; the plain `auto` row stays the cost model's.
+struct TunedRow {
+  Communicator comm;
+  TuneOptions options;
+};
+
+std::unique_ptr<TunedRow> tuned_row(const SweepOptions& o, Communicator& comm) {
+  if (o.tune < 0) return nullptr;
+  if (o.shared_buffers)
+    throw std::invalid_argument("--tune times ordinary buffers; it cannot be combined with --shared-buffers");
+  TuneOptions options;
+  options.candidates = static_cast<std::size_t>(o.tune);
+  options.budget = std::chrono::milliseconds(static_cast<long long>(o.tune_budget_s * 1000));
+  options.blocking = !o.futures;
+  return std::make_unique<TunedRow>(TunedRow{comm.split(0, comm.rank()), options});
+}
+
+// "# 1 MiB: tuned: chose ring from ring 812.4 us (model 790.1), ..."
+void print_tune(const TuneReport& t) {
+  std::printf("# %s: tuned: chose %s from", format_bytes(t.bytes).c_str(), t.chosen.c_str());
+  const char* separator = " ";
+  for (const auto& trial : t.trials) {
+    std::printf("%s%s %.1f us", separator, trial.algorithm.c_str(), trial.measured_s * 1e6);
+    if (trial.predicted_s > 0) std::printf(" (model %.1f)", trial.predicted_s * 1e6);
+    separator = ", ";
+  }
+  std::printf("; %d rounds\n", t.rounds);
+}
+
 void add_to_totals(Totals& totals, const std::vector<Contender>& contenders, const SizeResult& r) {
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     totals.wrong += r.outcomes[i].wrong;
@@ -226,6 +259,11 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   }
   for (const auto& name : earlybird_algorithms(spec, o.algorithms))
     contenders.push_back(earlybird_contender(spec, name, comm, options));
+  const std::unique_ptr<TunedRow> tuned = tuned_row(o, comm);
+  if (tuned) {
+    contenders.push_back(earlybird_contender(spec, "auto", tuned->comm, options));
+    contenders.back().label = "tuned";
+  }
 
   const Report report{spec, contenders, ranks, {o.back_to_back, o.gap_us}, o.futures, o.in_place};
   Csv csv(o.csv, Report::csv_header(), rank);
@@ -235,6 +273,10 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
   for (std::size_t bytes : o.sizes) {
     // 0 bytes: count 0, nothing exchanged (what a call costs beyond its data).
     const std::size_t count = bytes == 0 ? 0 : std::max<std::size_t>(1, bytes / sizeof(float));
+    if (tuned) {
+      const TuneReport t = tuned->comm.tune(spec.kind, count, Datatype::float32, Op::sum, tuned->options);
+      if (rank == 0 && !t.chosen.empty()) print_tune(t);
+    }
     const SizeResult r =
         measure_size(spec, contenders, count, o.budget_s, rank, ranks, report.sampling,
                      {o.root, o.in_place, o.shared_buffers});
