@@ -110,11 +110,6 @@ void CommCore::wake_engine() {
 }
 
 Future CommCore::run(const CollectiveCall& call) {
-  if (auto as_pinned = pinned(call)) return run_as_called(*as_pinned);
-  return run_as_called(call);
-}
-
-Future CommCore::run_as_called(const CollectiveCall& call) {
   // Counted before validation so that ranks stay aligned even if one rank's
   // call is refused: estimates are matched to calls by this number.
   const std::uint64_t call_index = arrival_.count_call();
@@ -179,7 +174,6 @@ Future CommCore::launch(const CollectiveCall& call, const std::shared_ptr<const 
 
 CommCore::Persistent CommCore::make_persistent(const CollectiveCall& call) {
   Persistent persistent{call, nullptr, {}};
-  if (auto as_pinned = pinned(call)) persistent.call = std::move(*as_pinned);
   persistent.problem = prepare_checked(persistent.call, persistent.prepared);
   return persistent;
 }
@@ -274,14 +268,19 @@ void CommCore::stop_helping() { wake_engine_if_work_left(); }
 
 CommCore::HotShape* CommCore::hot_matching(const CollectiveCall& call) {
   for (HotShape& hot : hot_)
-    if (hot.prepared && same_shape(hot.prepared->shape, call)) return &hot;
+    if (hot.prepared && same_shape(hot.prepared->shape, call))
+      return hot.pins_version == pins_version_.load(std::memory_order_acquire) ? &hot : nullptr;
   return nullptr;
 }
 
 CommCore::HotShape& CommCore::hot_holding(const std::shared_ptr<const Prepared>& prepared) {
+  const std::uint64_t version = pins_version_.load(std::memory_order_acquire);
   HotShape* replaced = &hot_.front();
   for (HotShape& hot : hot_) {
-    if (hot.prepared == prepared) return hot;
+    if (hot.prepared == prepared) {
+      hot.pins_version = version;
+      return hot;
+    }
     if (hot.prepared && same_shape(hot.prepared->shape, prepared->shape)) {
       replaced = &hot;  // its shape, prepared again since (the shape cache let it go)
       break;
@@ -290,6 +289,7 @@ CommCore::HotShape& CommCore::hot_holding(const std::shared_ptr<const Prepared>&
   }
   replaced->task.reset();  // it may describe itself with the old shape's text
   replaced->prepared = prepared;
+  replaced->pins_version = version;
   return *replaced;
 }
 

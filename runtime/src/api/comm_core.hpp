@@ -73,7 +73,7 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   const CommOptions& options() const { return options_; }
 
   // An `auto` call of a class Communicator::tune pinned runs the pinned
-  // choice (pinned()); every other call as made.
+  // choice (prepared with it, pin_for()); every other call as made.
   Future run(const CollectiveCall& call);
   // A copy of an in-place call's input where the executor cannot read it in
   // place (reads_input_copy), in memory this communicator reuses
@@ -159,12 +159,10 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     std::size_t part = 0;
     bool startable() const { return !gates || gates->released[part] || gates->abandoned; }
   };
-  // `call` naming its class's pinned algorithm (and segment, where it names
-  // none) when it leaves the choice to `auto` and the class has a pin;
-  // std::nullopt otherwise (at once, without the lock, on an untuned
-  // communicator).
-  std::optional<CollectiveCall> pinned(const CollectiveCall& call) const;
-  Future run_as_called(const CollectiveCall& call);
+  // The pin of `call`'s class when it leaves the choice to `auto` and the
+  // class has one; std::nullopt otherwise (at once, without the lock, on an
+  // untuned communicator).
+  std::optional<config::Choice> pin_for(const CollectiveCall& call) const;
   // The queue's head may start now (none: false).
   bool head_startable() const { return !queue_.empty() && queue_.front().startable(); }
   // The first problem of `call` (closed communicator, invalid shape, bad
@@ -220,8 +218,10 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   ShapeContext shape_context() const;
   std::int64_t caller_run_us() const;
   std::shared_ptr<const Prepared> prepared(const CollectiveCall& call);
+  // `pin`: the class's pinned choice, which replaces the model's for an
+  // `auto` call (CollectiveCall::options.segment_bytes still wins).
   static std::shared_ptr<const Prepared> prepare(const CollectiveCall& call, const ShapeContext& context,
-                                                 PlanCache& plans);
+                                                 PlanCache& plans, const std::optional<config::Choice>& pin = {});
   struct SharedShapes;
   std::shared_ptr<SharedShapes> shared_shapes_for_this() const;
   static void plan_batches(Prepared& p, const ShapeContext& context, PlanCache& plans);
@@ -264,9 +264,11 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
     std::optional<InlineCollective> task;
     Pending pending;            // the task's queue entry, should the caller hand it over
     std::uint64_t last_use = 0;  // hot_uses_ when it last ran
+    std::uint64_t pins_version = 0;  // pins_version_ when it was given `prepared`
   };
   static constexpr std::size_t kHotShapes = 4;
-  // The hot entry whose shape the call has; null if none.
+  // The hot entry whose shape the call has, prepared since the latest pin;
+  // null if none.
   HotShape* hot_matching(const CollectiveCall& call);
   // The hot entry holding `prepared`, else the least recently used one,
   // emptied and given it.
@@ -358,7 +360,10 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // its parent's (comm_core_shapes.cpp).
   std::shared_ptr<SharedShapes> shared_shapes_;
   // Communicator::tune's pins; has_pins_ spares untuned calls the lock.
+  // pins_version_ counts the pins made: a pin empties prepared_, and a hot
+  // shape older than the latest pin is not run (HotShape::pins_version).
   std::atomic<bool> has_pins_{false};
+  std::atomic<std::uint64_t> pins_version_{0};
   mutable std::mutex pins_mutex_;
   std::map<config::SizeClass, config::Choice> pins_;
   Driver driver_;

@@ -18,8 +18,7 @@ Future CommCore::run_partitioned(const std::vector<CollectiveCall>& parts, const
   future->set_helper(weak_from_this());
   std::vector<Pending> items;
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    const std::optional<CollectiveCall> as_pinned = pinned(parts[k]);
-    const CollectiveCall& call = as_pinned ? *as_pinned : parts[k];
+    const CollectiveCall& call = parts[k];
     const CallContext context{future, arrival_.count_call(), 0};
     std::shared_ptr<const Prepared> p;
     std::string problem = prepare_checked(call, p);

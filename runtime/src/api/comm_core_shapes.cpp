@@ -128,12 +128,17 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCal
       return found;
     }
   }
-  auto made = shared_shapes_->find(call);
+  // A pinned choice is this communicator's: neither taken from the shapes
+  // other communicators share nor given to them.
+  const std::uint64_t version = pins_version_.load(std::memory_order_acquire);
+  const std::optional<config::Choice> pin = pin_for(call);
+  std::shared_ptr<const Prepared> made = pin ? nullptr : shared_shapes_->find(call);
   if (!made) {
-    made = prepare(call, shape_context_, *plans_);  // outside the locks: planning may take long
-    shared_shapes_->add(made);
+    made = prepare(call, shape_context_, *plans_, pin);  // outside the locks: planning may take long
+    if (!pin) shared_shapes_->add(made);
   }
   std::lock_guard lock(prepared_mutex_);
+  if (version != pins_version_.load(std::memory_order_acquire)) return made;  // a pin came meanwhile: not kept
   prepared_.push_front(made);
   if (prepared_.size() > kPreparedShapes) prepared_.pop_back();
   return made;
@@ -162,37 +167,43 @@ std::vector<coll::Prediction> CommCore::ranking_for(const CollectiveCall& call) 
                                    c.direct, c.node_ranks, c.shared_cores, c.reads_peers, call.options.shared_buffers);
 }
 
+// Prepared shapes chose before the pin: the communicator's own are dropped,
+// its hot ones no longer match (hot_matching).
 void CommCore::pin(const config::SizeClass& size_class, config::Choice choice) {
-  std::lock_guard lock(pins_mutex_);
-  pins_[size_class] = std::move(choice);
-  has_pins_.store(true, std::memory_order_release);
+  {
+    std::lock_guard lock(pins_mutex_);
+    pins_[size_class] = std::move(choice);
+    has_pins_.store(true, std::memory_order_release);
+  }
+  std::lock_guard lock(prepared_mutex_);
+  pins_version_.fetch_add(1, std::memory_order_acq_rel);
+  prepared_.clear();
 }
 
-std::optional<CollectiveCall> CommCore::pinned(const CollectiveCall& call) const {
+std::optional<config::Choice> CommCore::pin_for(const CollectiveCall& call) const {
   if (!has_pins_.load(std::memory_order_acquire) || !leaves_choice_to_auto(call) || call.count == 0) return std::nullopt;
   const config::SizeClass size_class = size_class_of(call);
   std::lock_guard lock(pins_mutex_);
   const auto found = pins_.find(size_class);
   if (found == pins_.end()) return std::nullopt;
-  CollectiveCall as_pinned = call;
-  as_pinned.options.algorithm = found->second.algorithm;
-  if (as_pinned.options.segment_bytes == 0) as_pinned.options.segment_bytes = found->second.segment_bytes;
-  return as_pinned;
+  return found->second;
 }
 
 int CommCore::shared_cores() const { return direct() ? config::shared_cores(size_, topo::core_count()) : 0; }
 
 std::shared_ptr<const CommCore::Prepared> CommCore::prepare(const CollectiveCall& call, const ShapeContext& context,
-                                                           PlanCache& plans) {
+                                                           PlanCache& plans, const std::optional<config::Choice>& pin) {
   auto p = std::make_shared<Prepared>();
   p->shape = call;
   p->shape.input = nullptr;
   p->shape.output = nullptr;
   p->shape.owned_input = nullptr;
   try {
-    config::Choice choice = choose_algorithm(call, context.ranks, context.direct, context.node_ranks,
-                                             context.verbose && context.rank == 0, context.shared_cores,
-                                             context.reads_peers);
+    config::Choice choice = pin ? *pin
+                                : choose_algorithm(call, context.ranks, context.direct, context.node_ranks,
+                                                   context.verbose && context.rank == 0, context.shared_cores,
+                                                   context.reads_peers);
+    if (pin && call.options.segment_bytes) choice.segment_bytes = call.options.segment_bytes;
     p->algorithm = std::move(choice.algorithm);
     p->segment_bytes = choice.segment_bytes;
   } catch (const Error& e) {  // a malformed EARLYBIRD_PROFILE
