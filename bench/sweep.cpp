@@ -212,18 +212,6 @@ std::unique_ptr<TunedRow> tuned_row(const SweepOptions& o, Communicator& comm) {
   return std::make_unique<TunedRow>(TunedRow{comm.split(0, comm.rank()), options});
 }
 
-// "# 1 MiB: tuned: chose ring from ring 812.4 us (model 790.1), ..."
-void print_tune(const TuneReport& t) {
-  std::printf("# %s: tuned: chose %s from", format_bytes(t.bytes).c_str(), t.chosen.c_str());
-  const char* separator = " ";
-  for (const auto& trial : t.trials) {
-    std::printf("%s%s %.1f us", separator, trial.algorithm.c_str(), trial.measured_s * 1e6);
-    if (trial.predicted_s > 0) std::printf(" (model %.1f)", trial.predicted_s * 1e6);
-    separator = ", ";
-  }
-  std::printf("; %d rounds\n", t.rounds);
-}
-
 void add_to_totals(Totals& totals, const std::vector<Contender>& contenders, const SizeResult& r) {
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     totals.wrong += r.outcomes[i].wrong;
@@ -275,7 +263,7 @@ int run_sweep(Communicator& comm, const SweepOptions& o) {
     const std::size_t count = bytes == 0 ? 0 : std::max<std::size_t>(1, bytes / sizeof(float));
     if (tuned) {
       const TuneReport t = tuned->comm.tune(spec.kind, count, Datatype::float32, Op::sum, tuned->options);
-      if (rank == 0 && !t.chosen.empty()) print_tune(t);
+      if (rank == 0 && !t.chosen.empty()) std::printf("# %s: tuned: %s\n", format_bytes(t.bytes).c_str(), summary(t).c_str());
     }
     const SizeResult r =
         measure_size(spec, contenders, count, o.budget_s, rank, ranks, report.sampling,

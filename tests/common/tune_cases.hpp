@@ -16,11 +16,15 @@
 
 namespace earlybird::testing {
 
-// Whether every rank holds the same `value` (two allreduces: min and max).
+// Whether every rank holds the same `value` (two allreduces, min and max,
+// naming their algorithm: an `auto` call could tune first under
+// EARLYBIRD_TUNE).
 inline bool same_on_every_rank(Communicator& comm, double value) {
   double low = value, high = value;
-  comm.allreduce(std::span<double>(&low, 1), Op::min).wait();
-  comm.allreduce(std::span<double>(&high, 1), Op::max).wait();
+  CollectiveOptions named;
+  named.algorithm = "ring";
+  comm.allreduce(std::span<double>(&low, 1), Op::min, named).wait();
+  comm.allreduce(std::span<double>(&high, 1), Op::max, named).wait();
   return low == value && high == value;
 }
 
@@ -183,6 +187,65 @@ void check_tune_refuses_bad_input(Communicator& comm, Check& check) {
   check.expect(e3.find("needs a commutative operator") != std::string::npos, "commutative-only refused: " + e3);
   const std::string problem = auto_call_problem(comm, coll::Collective::allreduce, 100, "allreduce after refusals");
   check.expect(problem.empty(), problem);
+}
+
+// On a communicator tuning on first use (EARLYBIRD_TUNE, SimOptions::tune):
+// the first `auto` call of each collective's class adds one report to
+// tune_reports() (the same winner on every rank) and is right; a second call
+// of the class adds none; neither does a call naming its algorithm, a count
+// of 0, or anything at P = 1. A persistent collective's init and a
+// partitioned allreduce's parts tune their classes too.
+template <class Check>
+void check_tune_on_first_use(Communicator& comm, Check& check) {
+  const std::size_t tuned = comm.size() == 1 ? 0 : 1;
+  std::size_t reports = comm.tune_reports().size();
+  auto expect_reports = [&](std::size_t added, const std::string& what) {
+    const std::vector<TuneReport> now = comm.tune_reports();
+    check.expect(now.size() == reports + added, what + ": " + std::to_string(now.size() - reports) +
+                                                    " tune reports added, expected " + std::to_string(added));
+    reports = now.size();
+    if (added == 0 || now.empty()) return;
+    const TuneReport& last = now.back();
+    const auto winner = std::find_if(last.trials.begin(), last.trials.end(),
+                                     [&](const TuneTrial& t) { return t.algorithm == last.chosen; });
+    check.expect(winner != last.trials.end() && last.trials.size() <= 2, what + ": " + summary(last));
+    check.expect(same_on_every_rank(comm, static_cast<double>(winner - last.trials.begin())),
+                 what + ": the same winner on every rank");
+  };
+  for (coll::Collective collective : coll::kCollectives) {
+    const std::string what = std::string("first auto ") + coll::to_string(collective);
+    std::string problem = auto_call_problem(comm, collective, 300, what);
+    check.expect(problem.empty(), problem);
+    expect_reports(tuned, what);
+    const std::vector<TuneReport> now = comm.tune_reports();
+    if (tuned && !now.empty())
+      check.expect(now.back().collective == coll::to_string(collective) && now.back().bytes == 1200,
+                   what + ": the report names the call's collective and size");
+    problem = auto_call_problem(comm, collective, 301, what + ", again in its class");
+    check.expect(problem.empty(), problem);
+    expect_reports(0, what + ", again in its class");
+  }
+  std::vector<std::int32_t> data(70000, 1);
+  CollectiveOptions named;
+  named.algorithm = "ring";
+  check.wait(comm.allreduce(std::span<std::int32_t>(data), Op::sum, named), "named allreduce");
+  check.wait(comm.allreduce(std::span<std::int32_t>(data.data(), 0), Op::sum), "auto allreduce of 0");
+  expect_reports(0, "a named call and a count of 0");
+  PersistentCollective persistent = comm.allreduce_init(std::span<std::int32_t>(data), Op::sum);
+  expect_reports(tuned, "a persistent allreduce's init");
+  for (int start = 0; start < 2; ++start) {
+    std::fill(data.begin(), data.end(), comm.rank() + 1);
+    check.wait(persistent.start(), "persistent start");
+    check.expect(data.back() == comm.size() * (comm.size() + 1) / 2, "persistent allreduce after its tune");
+  }
+  std::vector<std::int32_t> parted(1 << 20, 2);
+  PartitionedCollective partitioned = comm.allreduce_partitioned(std::span<std::int32_t>(parted), Op::sum, 2);
+  partitioned.ready(1);
+  partitioned.ready(0);
+  check.wait(partitioned.future(), "partitioned allreduce");
+  expect_reports(tuned, "a partitioned allreduce's two parts of one class");  // its collectives after the parts'
+  check.expect(parted.front() == 2 * comm.size() && parted.back() == 2 * comm.size(),
+               "partitioned allreduce after its tune");
 }
 
 }  // namespace earlybird::testing

@@ -1,7 +1,8 @@
 // Sim tier: Communicator::tune for P in {1,2,3,4}: every collective tuned at
 // several sizes with a report every rank shares and `auto` calls right
 // after; the pin decides what `auto` runs for its class and nowhere else;
-// bad requests refused with the rank and the cause.
+// bad requests refused with the rank and the cause; with SimOptions::tune,
+// the first `auto` call of each class tunes it.
 #include <doctest/doctest.h>
 
 #include "../common/tune_cases.hpp"
@@ -16,10 +17,10 @@ namespace {
 constexpr int kRanks[] = {1, 2, 3, 4};
 
 template <class Case>
-void on_every_world(const char* what, Case check_case) {
+void on_every_world(const char* what, Case check_case, SimOptions options = {}) {
   for (int p : kRanks) {
     CAPTURE(p);
-    SimWorld world(p);
+    SimWorld world(p, options);
     Failures failures;
     earlybird::testing::run_bounded(world, failures, what, [&](int rank, Communicator& comm) {
       RankCheck check(failures, rank);
@@ -48,4 +49,14 @@ TEST_CASE("tune: bad requests refused, naming the rank and the cause") {
   on_every_world("tune refusals", [](Communicator& comm, RankCheck& check) {
     earlybird::testing::check_tune_refuses_bad_input(comm, check);
   });
+}
+
+TEST_CASE("tune on first use: one tune per class, before its first auto call") {
+  SimOptions options;
+  options.tune = true;
+  options.tune_candidates = 2;
+  options.tune_budget = std::chrono::milliseconds(5);
+  on_every_world("tune on first use", [](Communicator& comm, RankCheck& check) {
+    earlybird::testing::check_tune_on_first_use(comm, check);
+  }, options);
 }

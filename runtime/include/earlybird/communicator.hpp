@@ -289,6 +289,10 @@ class Communicator {
   // or unsuitable algorithm, a failed trial call).
   TuneReport tune(coll::Collective collective, std::size_t count, Datatype type, ReduceOp op = Op::sum,
                   const TuneOptions& options = {});
+  // The reports of every tune that pinned a class on this communicator, in
+  // order: explicit ones and those EARLYBIRD_TUNE ran before the first
+  // `auto` call of a class (docs/design.md, "Tuning").
+  std::vector<TuneReport> tune_reports() const;
 
   // A new communicator over the ranks that pass the same `color`, ordered by
   // `key` (MPI_Comm_split semantics). Collective over this communicator.

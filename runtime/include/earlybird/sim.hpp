@@ -28,6 +28,12 @@ struct SimOptions {
   // transport: no direct windows (so no inline lines or peer reads, and the
   // lane guard's questions go through the transport).
   bool by_messages = false;
+  // EARLYBIRD_TUNE: the first `auto` call of each size class tunes the
+  // class first with the model's `tune_candidates` fastest (0: all), timed
+  // for `tune_budget`.
+  bool tune = false;
+  std::size_t tune_candidates = 4;
+  std::chrono::milliseconds tune_budget{20};
 };
 
 class SimWorld {

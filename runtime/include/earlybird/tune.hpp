@@ -45,4 +45,8 @@ struct TuneReport {
   std::vector<TuneTrial> trials;  // in the model's order (or `algorithms`' order)
 };
 
+// One line: "tune allreduce 1048576 B (class up to 1048576 B): chose ring
+// from ring 812.4 us (model 790.1), ...; 11 rounds".
+std::string summary(const TuneReport& report);
+
 }  // namespace earlybird

@@ -63,6 +63,10 @@ struct CollectiveCall {
 // auto_pap runs auto's choice instead where the model says the arrival
 // board cannot pay for itself (config::arrival_stand_in).
 // Throws earlybird::Error when EARLYBIRD_PROFILE is malformed.
+// The call names no algorithm, or `auto`.
+inline bool leaves_choice_to_auto(const CollectiveCall& call) {
+  return call.options.algorithm.empty() || call.options.algorithm == "auto";
+}
 config::Choice choose_algorithm(const CollectiveCall& call, int ranks, bool direct, int node_ranks, bool log = false,
                                 int shared_cores = 0, bool reads_peers = false);
 // "earlybird allreduce(algorithm=ring, count=..., ...) on rank r of P"

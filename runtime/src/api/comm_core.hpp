@@ -39,6 +39,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -137,7 +138,14 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // and a pin: from now on an `auto` call of `size_class` runs `choice`.
   config::SizeClass size_class_of(const CollectiveCall& call) const;
   std::vector<coll::Prediction> ranking_for(const CollectiveCall& call) const;
-  void pin(const config::SizeClass& size_class, config::Choice choice);
+  void pin(const config::SizeClass& size_class, config::Choice choice, TuneReport report);
+  std::vector<TuneReport> tune_reports() const;
+  // EARLYBIRD_TUNE: true the first time it is asked for `size_class` (the
+  // caller then tunes it), false ever after.
+  bool claim_tuning(const config::SizeClass& size_class);
+  // The progress thread (an on_complete callback), which must not wait for
+  // collectives of its own.
+  bool on_progress_thread() const;
 
   // Communicator::phase_begin, edge, phase_end, straggler_report, last_decision.
   pap::ArrivalSession& arrival() { return arrival_; }
@@ -364,6 +372,8 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // shape older than the latest pin is not run (HotShape::pins_version).
   std::atomic<bool> has_pins_{false};
   std::atomic<std::uint64_t> pins_version_{0};
+  std::set<config::SizeClass> tuning_claimed_;  // EARLYBIRD_TUNE: classes tuned or being tuned (pins_mutex_)
+  std::vector<TuneReport> tune_reports_;        // of every pin, in order (pins_mutex_)
   mutable std::mutex pins_mutex_;
   std::map<config::SizeClass, config::Choice> pins_;
   Driver driver_;
@@ -389,6 +399,12 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
 };
 
 std::shared_ptr<FutureState> failed_future(const std::string& message);
+
+// EARLYBIRD_TUNE (api/tune.cpp): before `call`, the first `auto` call of
+// its class on `core`, the class is tuned (Communicator::tune); not on the
+// progress thread, not inside a tune, not for shared_buffers calls. Returns
+// tune's error ("" when none or not tuned): the call then fails with it.
+std::string tune_on_first_use(const std::shared_ptr<CommCore>& core, const CollectiveCall& call);
 // Wraps a core in the shared handle Communicator holds: dropping the last copy
 // closes the communicator.
 std::shared_ptr<CommCore> user_handle(std::shared_ptr<CommCore> core);

@@ -148,10 +148,6 @@ std::shared_ptr<const CommCore::Prepared> CommCore::prepared(const CollectiveCal
 
 namespace {
 
-bool leaves_choice_to_auto(const CollectiveCall& call) {
-  return call.options.algorithm.empty() || call.options.algorithm == "auto";
-}
-
 bool commutative_call(const CollectiveCall& call) { return !call.reduces() || call.op.commutative(); }
 
 }  // namespace
@@ -169,16 +165,29 @@ std::vector<coll::Prediction> CommCore::ranking_for(const CollectiveCall& call) 
 
 // Prepared shapes chose before the pin: the communicator's own are dropped,
 // its hot ones no longer match (hot_matching).
-void CommCore::pin(const config::SizeClass& size_class, config::Choice choice) {
+void CommCore::pin(const config::SizeClass& size_class, config::Choice choice, TuneReport report) {
   {
     std::lock_guard lock(pins_mutex_);
     pins_[size_class] = std::move(choice);
+    tune_reports_.push_back(std::move(report));
     has_pins_.store(true, std::memory_order_release);
   }
   std::lock_guard lock(prepared_mutex_);
   pins_version_.fetch_add(1, std::memory_order_acq_rel);
   prepared_.clear();
 }
+
+std::vector<TuneReport> CommCore::tune_reports() const {
+  std::lock_guard lock(pins_mutex_);
+  return tune_reports_;
+}
+
+bool CommCore::claim_tuning(const config::SizeClass& size_class) {
+  std::lock_guard lock(pins_mutex_);
+  return tuning_claimed_.insert(size_class).second;
+}
+
+bool CommCore::on_progress_thread() const { return engine_->on_progress_thread(); }
 
 std::optional<config::Choice> CommCore::pin_for(const CollectiveCall& call) const {
   if (!has_pins_.load(std::memory_order_acquire) || !leaves_choice_to_auto(call) || call.count == 0) return std::nullopt;

@@ -13,6 +13,8 @@ Future run(const std::shared_ptr<detail::CommCore>& core, const CollectiveCall& 
   if (!core)
     return Future(detail::failed_future(std::string("earlybird ") + coll::to_string(call.collective) +
                                         ": invalid (default-constructed) communicator"));
+  if (std::string problem = detail::tune_on_first_use(core, call); !problem.empty())
+    return Future(detail::failed_future(problem));
   return core->run(call);
 }
 

@@ -84,6 +84,7 @@ PartitionedCollective make_partitioned(const std::shared_ptr<CommCore>& core, co
     part.count = count;
     if (whole.input) part.input = static_cast<const std::byte*>(whole.input) + offset * elem;
     if (whole.output) part.output = static_cast<std::byte*>(whole.output) + offset * elem;
+    if (std::string problem = tune_on_first_use(core, part); !problem.empty()) return fail(problem);
     parts.push_back(std::move(part));
     offset += count;
   }

@@ -38,6 +38,10 @@ PersistentCollective make_persistent(const std::shared_ptr<CommCore>& core, cons
     return PersistentCollective(std::move(state));
   }
   state->core = core;
+  if (std::string problem = tune_on_first_use(core, call); !problem.empty()) {
+    state->prepared.problem = problem;
+    return PersistentCollective(std::move(state));
+  }
   state->prepared = core->make_persistent(call);
   return PersistentCollective(std::move(state));
 }

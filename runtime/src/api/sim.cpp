@@ -28,6 +28,9 @@ SimWorld::SimWorld(int ranks, SimOptions options) : impl_(std::make_unique<Impl>
   comm_options.flags_per_lane = 1u << 14;
   comm_options.timeout = options.timeout;
   comm_options.caller_run = options.caller_run;
+  comm_options.tune = options.tune;
+  comm_options.tune_candidates = options.tune_candidates;
+  comm_options.tune_budget = options.tune_budget;
   auto fabric = std::make_shared<InProcFabric>(ranks, detail::layout_for(comm_options, ranks).window_size(),
                                                node_ranks);
   topo::note_machine_ranks(ranks);  // the simulated ranks share this process's CPUs

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstddef>
 #include <numeric>
 #include <random>
@@ -46,6 +47,17 @@ constexpr int kMostRounds = 400;
 // Seeds the order the candidates are timed in within each round (the same
 // on every rank).
 constexpr unsigned kOrderSeed = 20261204;
+
+// Set while this thread runs a tune: its own `auto` calls (lining up,
+// agreeing on figures) are not tuned first (tune_on_first_use).
+thread_local bool tl_tuning = false;
+
+struct TuningScope {
+  TuningScope() { tl_tuning = true; }
+  ~TuningScope() { tl_tuning = false; }
+  TuningScope(const TuningScope&) = delete;
+  TuningScope& operator=(const TuningScope&) = delete;
+};
 
 struct Candidate {
   config::Choice choice;
@@ -179,9 +191,50 @@ int rounds_for(Communicator& comm, TrialCall& trial, const std::vector<Candidate
 
 }  // namespace
 
+std::string summary(const TuneReport& report) {
+  std::string text = "tune " + report.collective + " " + std::to_string(report.bytes) + " B (class up to " +
+                     std::to_string(report.class_bytes) + " B): ";
+  if (report.chosen.empty()) return text + "nothing to measure";
+  text += "chose " + report.chosen + " from";
+  const char* separator = " ";
+  char figures[96];
+  for (const TuneTrial& trial : report.trials) {
+    std::snprintf(figures, sizeof figures, " %.1f us", trial.measured_s * 1e6);
+    text += separator + trial.algorithm + figures;
+    if (trial.predicted_s > 0) {
+      std::snprintf(figures, sizeof figures, " (model %.1f)", trial.predicted_s * 1e6);
+      text += figures;
+    }
+    separator = ", ";
+  }
+  return text + "; " + std::to_string(report.rounds) + " rounds";
+}
+
+namespace detail {
+
+std::string tune_on_first_use(const std::shared_ptr<CommCore>& core, const CollectiveCall& call) {
+  const config::CommOptions& o = core->options();
+  if (!o.tune || tl_tuning || core->size() == 1 || call.count == 0 || !leaves_choice_to_auto(call) ||
+      call.options.shared_buffers || core->on_progress_thread() || !core->claim_tuning(core->size_class_of(call)))
+    return "";
+  TuneOptions options;
+  options.candidates = o.tune_candidates;
+  options.budget = o.tune_budget;
+  options.blocking = call.options.blocking;
+  try {
+    Communicator(core).tune(call.collective, call.count, call.type, call.op, options);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace detail
+
 TuneReport Communicator::tune(Collective collective, std::size_t count, Datatype type, ReduceOp op,
                               const TuneOptions& options) {
   detail::CommCore& core = checked_core("tune");
+  const TuningScope scope;
   CollectiveOptions call_options;
   call_options.blocking = options.blocking;
   const detail::CollectiveCall call(collective, nullptr, nullptr, count, type, std::move(op), 0, call_options, nullptr);
@@ -209,8 +262,11 @@ TuneReport Communicator::tune(Collective collective, std::size_t count, Datatype
                              candidates[i].predicted_s, medians[i]});
   report.chosen = candidates[winner].choice.algorithm;
   report.chosen_segment_bytes = candidates[winner].choice.segment_bytes;
-  core.pin(core.size_class_of(call), candidates[winner].choice);
+  if (core.options().verbose && rank() == 0) std::fprintf(stderr, "earlybird: %s\n", summary(report).c_str());
+  core.pin(core.size_class_of(call), candidates[winner].choice, report);
   return report;
 }
+
+std::vector<TuneReport> Communicator::tune_reports() const { return checked_core("tune_reports").tune_reports(); }
 
 }  // namespace earlybird

@@ -57,6 +57,23 @@ TransportPreference transport_from_environment() {
   throw Error(std::string("earlybird: EARLYBIRD_TRANSPORT=") + value + " is not one of auto, rma, p2p");
 }
 
+// EARLYBIRD_TUNE into o.tune and o.tune_candidates.
+void tune_from_environment(CommOptions& o) {
+  const char* value = env("EARLYBIRD_TUNE");
+  if (!value || std::string(value) == "off") return;
+  if (std::string(value) == "all") {
+    o.tune = true;
+    o.tune_candidates = 0;
+    return;
+  }
+  char* end = nullptr;
+  const unsigned long long parsed = std::strtoull(value, &end, 10);
+  if (*end != '\0' || value[0] == '-')
+    throw Error(std::string("earlybird: EARLYBIRD_TUNE=") + value + " is not off, all or a number of candidates");
+  o.tune = parsed > 0;
+  o.tune_candidates = static_cast<std::size_t>(parsed);
+}
+
 }  // namespace
 
 CommOptions comm_options_from_environment() {
@@ -69,6 +86,8 @@ CommOptions comm_options_from_environment() {
       integer_or("EARLYBIRD_CALLER_RUN_US", static_cast<std::size_t>(o.caller_run.count()), 0));
   o.transport = transport_from_environment();
   o.shared_window = !(env("EARLYBIRD_SHARED_WINDOW") && std::string(env("EARLYBIRD_SHARED_WINDOW")) == "0");
+  tune_from_environment(o);
+  o.tune_budget = milliseconds_or("EARLYBIRD_TUNE_BUDGET_MS", o.tune_budget);
   return o;
 }
 

@@ -33,6 +33,13 @@ struct CommOptions {
   // MPI calls on one node, messages between all ranks across nodes, for
   // comparison).
   bool shared_window = true;
+  // EARLYBIRD_TUNE: the first `auto` call of each size class tunes the
+  // class first (Communicator::tune, docs/design.md, "Tuning"): off (unset,
+  // 0 or off), the model's N fastest (N), or every entry it ranks (all,
+  // tune_candidates 0). EARLYBIRD_TUNE_BUDGET_MS: TuneOptions::budget.
+  bool tune = false;
+  std::size_t tune_candidates = 4;
+  std::chrono::milliseconds tune_budget{100};
 };
 CommOptions comm_options_from_environment();
 
