@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 12's criterion from eb-bench sweep CSVs: per collective, P and size,
 the fastest earlybird algorithm of the row and how far `auto` (and `tuned`,
-when the sweep ran with --tune) is from it: median / fastest median, same
+when the sweep ran with --tuned) is from it: median / fastest median, same
 run. Rows of MPI contenders are ignored; a row where any earlybird entry was
 wrong is flagged.
 

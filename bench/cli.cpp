@@ -213,10 +213,10 @@ void add_sweep(CLI::App& app, SweepOptions& o) {
   sweep->add_flag("--futures", o.futures,
                    "submit earlybird's calls as plain futures (without CollectiveOptions::blocking: a call of "
                    "more than 64 KiB goes to the progress thread) before waiting for each");
-  add_number(*sweep, "--tune", o.tune, at_least(-1),
+  add_number(*sweep, "--tuned", o.tune, at_least(-1),
              "add a row 'tuned': auto on a communicator of its own, on which Communicator::tune timed this many "
              "of the model's fastest candidates before each size (0: every entry the model ranks) and pinned the "
-             "fastest; -1: no such row");
+             "fastest; -1: no such row (not --tune: Open MPI's MPI_Init reads that from every program's arguments as a parameter file)");
   add_number(*sweep, "--tune-budget", o.tune_budget_s, at_least(0),
              "seconds Communicator::tune spends on its timed calls per size (TuneOptions::budget)")
       ->type_name("SECONDS");

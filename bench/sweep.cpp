@@ -192,7 +192,7 @@ struct Report {
   }
 };
 
-// ---- the tuned row (--tune) --------------------------------------------
+// ---- the tuned row (--tuned) --------------------------------------------
 
 // `auto` on a communicator of its own, on which Communicator::tune pinned a
 // choice before each size; the plain `auto` row stays the cost model's.
@@ -204,7 +204,7 @@ struct TunedRow {
 std::unique_ptr<TunedRow> tuned_row(const SweepOptions& o, Communicator& comm) {
   if (o.tune < 0) return nullptr;
   if (o.shared_buffers)
-    throw std::invalid_argument("--tune times ordinary buffers; it cannot be combined with --shared-buffers");
+    throw std::invalid_argument("--tuned times ordinary buffers; it cannot be combined with --shared-buffers");
   TuneOptions options;
   options.candidates = static_cast<std::size_t>(o.tune);
   options.budget = std::chrono::milliseconds(static_cast<long long>(o.tune_budget_s * 1000));
