@@ -39,7 +39,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -372,7 +371,10 @@ class CommCore : public Pollable, public Drivable, public std::enable_shared_fro
   // shape older than the latest pin is not run (HotShape::pins_version).
   std::atomic<bool> has_pins_{false};
   std::atomic<std::uint64_t> pins_version_{0};
-  std::set<config::SizeClass> tuning_claimed_;  // EARLYBIRD_TUNE: classes tuned or being tuned (pins_mutex_)
+  // EARLYBIRD_TUNE: one bit per class tuned or being tuned (claim_tuning),
+  // read without a lock on every `auto` call.
+  static constexpr std::size_t kClassBits = coll::kCollectives.size() * 64 * 8;
+  std::array<std::atomic<std::uint64_t>, kClassBits / 64> tuning_claimed_{};
   std::vector<TuneReport> tune_reports_;        // of every pin, in order (pins_mutex_)
   mutable std::mutex pins_mutex_;
   std::map<config::SizeClass, config::Choice> pins_;

@@ -11,6 +11,7 @@
 #include <earlybird/collectives/catalogue.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <compare>
 #include <cstdint>
 #include <deque>
@@ -182,9 +183,16 @@ std::vector<TuneReport> CommCore::tune_reports() const {
   return tune_reports_;
 }
 
+// The class's bit: collective, log2 of its power-of-two bytes, and its
+// three flags.
 bool CommCore::claim_tuning(const config::SizeClass& size_class) {
-  std::lock_guard lock(pins_mutex_);
-  return tuning_claimed_.insert(size_class).second;
+  const std::size_t log2_bytes = std::min<std::size_t>(63, std::bit_width(size_class.bytes) - 1);
+  const std::size_t bit = ((static_cast<std::size_t>(size_class.collective) * 64 + log2_bytes) * 2 +
+                           size_class.commutative) * 4 + size_class.fits_inline * 2 + size_class.peers_mapped;
+  std::atomic<std::uint64_t>& word = tuning_claimed_[bit / 64];
+  const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
+  if (word.load(std::memory_order_relaxed) & mask) return false;  // the common case: no read-modify-write
+  return !(word.fetch_or(mask, std::memory_order_relaxed) & mask);
 }
 
 bool CommCore::on_progress_thread() const { return engine_->on_progress_thread(); }

@@ -59,6 +59,20 @@ struct TuningScope {
   TuningScope& operator=(const TuningScope&) = delete;
 };
 
+// The last `auto` call this thread asked tune_on_first_use about, past the
+// cheap checks (a repeated call then costs a comparison, not a class
+// lookup). A communicator closed and another made at its address could skip
+// one class's tune: it then runs the model's choice.
+struct CheckedCall {
+  const void* core = nullptr;
+  Collective collective = Collective::allreduce;
+  std::size_t bytes = 0;
+  bool commutative = true;
+  bool shared_buffers = false;
+  bool operator==(const CheckedCall&) const = default;
+};
+thread_local CheckedCall tl_last_checked;
+
 struct Candidate {
   config::Choice choice;
   double predicted_s = 0;
@@ -214,9 +228,13 @@ namespace detail {
 
 std::string tune_on_first_use(const std::shared_ptr<CommCore>& core, const CollectiveCall& call) {
   const config::CommOptions& o = core->options();
-  if (!o.tune || tl_tuning || core->size() == 1 || call.count == 0 || !leaves_choice_to_auto(call) ||
-      call.options.shared_buffers || core->on_progress_thread() || !core->claim_tuning(core->size_class_of(call)))
-    return "";
+  if (!o.tune || tl_tuning || call.count == 0 || !leaves_choice_to_auto(call)) return "";
+  const CheckedCall checked{core.get(), call.collective, call.count * size_of(call.type), call.op.commutative(),
+                            call.options.shared_buffers};
+  if (checked == tl_last_checked) return "";  // a loop of one call: its class was claimed at its first turn
+  if (core->size() == 1 || call.options.shared_buffers || core->on_progress_thread()) return "";
+  tl_last_checked = checked;
+  if (!core->claim_tuning(core->size_class_of(call))) return "";
   TuneOptions options;
   options.candidates = o.tune_candidates;
   options.budget = o.tune_budget;
